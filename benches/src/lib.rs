@@ -1,0 +1,1 @@
+//! Shared helpers of the benchmark suite (work in progress).

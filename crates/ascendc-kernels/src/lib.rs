@@ -1,0 +1,1 @@
+//! AscendC kernels (work in progress).

@@ -1,0 +1,1 @@
+//! A functional emulator of the CANN runtime on the host CPU (work in progress).

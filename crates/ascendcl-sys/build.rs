@@ -1,0 +1,55 @@
+//! Finds a CANN install (when there is one) and publishes it to dependent build scripts as
+//! `DEP_ACL_RT_ROOT`, `DEP_ACL_RT_INCLUDE`, `DEP_ACL_RT_LIB_DIR` and `DEP_ACL_RT_VERSION`.
+//! Nothing is required: without CANN the crate builds and loads a backend at run time.
+//! With the `link` feature, links the library found here.
+
+use ascendcl_sdk::SearchEnv;
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    for var in ascendcl_sdk::ENV_VARS {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
+
+    let mut env = SearchEnv::from_process();
+    // pkg-config files, where a packaging provides them, name a root ahead of the default paths.
+    for package in ["acl_rt", "ascendcl"] {
+        if let Some(prefix) = ascendcl_sdk::pkg_config_prefix(package) {
+            env.env_roots
+                .push((format!("pkg-config {package}"), prefix));
+        }
+    }
+    let link = std::env::var_os("CARGO_FEATURE_LINK").is_some();
+    match env.find_install() {
+        Ok(install) => {
+            println!("cargo:root={}", install.root.display());
+            println!("cargo:lib_dir={}", install.lib_dir.display());
+            println!("cargo:library={}", install.library.display());
+            if let Some(include) = &install.include_dir {
+                println!("cargo:include={}", include.display());
+            }
+            if let Some(version) = &install.version {
+                println!("cargo:version={version}");
+            }
+            if link {
+                let name = install
+                    .library
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .and_then(|s| s.strip_prefix("lib"))
+                    .unwrap_or("acl_rt")
+                    .to_string();
+                println!(
+                    "cargo:rustc-link-search=native={}",
+                    install.lib_dir.display()
+                );
+                println!("cargo:rustc-link-lib=dylib={name}");
+            }
+        }
+        Err(not_found) if link => {
+            panic!("feature `link` needs a CANN install at build time: {not_found}")
+        }
+        Err(_) => {}
+    }
+}

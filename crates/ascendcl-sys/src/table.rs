@@ -1,0 +1,177 @@
+//! The function table ([`AclApi`]) and the stubs that stand in for symbols a backend lacks.
+//!
+//! The table's definition is generated: `generated/functions.rs` invokes [`acl_functions!`] with
+//! every runtime function bindgen found in the headers.
+
+use std::cell::Cell;
+
+thread_local! {
+    static MISSING: Cell<Option<&'static str>> = const { Cell::new(None) };
+}
+
+/// Records that the calling thread just called a function the backend lacks.
+#[doc(hidden)]
+pub fn record_missing(name: &'static str) {
+    MISSING.with(|m| m.set(Some(name)));
+}
+
+/// Returns and clears the name of the last function the calling thread called that the active
+/// backend lacks. Read it right after a call returned `ACL_ERROR_RT_FEATURE_NOT_SUPPORT`.
+pub fn take_missing_symbol() -> Option<&'static str> {
+    MISSING.with(Cell::take)
+}
+
+/// The value a missing function's stub returns, per C return type.
+pub trait Unavailable {
+    /// The return value of a stub: 207000 for `aclError`, NULL for pointers, zero otherwise.
+    fn unavailable() -> Self;
+}
+
+impl Unavailable for i32 {
+    fn unavailable() -> Self {
+        crate::FEATURE_NOT_SUPPORT
+    }
+}
+impl Unavailable for () {
+    fn unavailable() -> Self {}
+}
+impl Unavailable for u16 {
+    fn unavailable() -> Self {
+        0
+    }
+}
+impl Unavailable for u32 {
+    fn unavailable() -> Self {
+        0
+    }
+}
+impl Unavailable for usize {
+    fn unavailable() -> Self {
+        0
+    }
+}
+impl Unavailable for f32 {
+    fn unavailable() -> Self {
+        f32::NAN
+    }
+}
+impl<T> Unavailable for *const T {
+    fn unavailable() -> Self {
+        std::ptr::null()
+    }
+}
+impl<T> Unavailable for *mut T {
+    fn unavailable() -> Self {
+        std::ptr::null_mut()
+    }
+}
+
+/// Expands to the return type of a function, `()` when the declaration has none.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __acl_ret {
+    () => {
+        ()
+    };
+    ($t:ty) => {
+        $t
+    };
+}
+
+/// Builds [`AclApi`], its stubs, its loader and (with `link`) its `extern` block from the list of
+/// runtime functions in `generated/functions.rs`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! acl_functions {
+    (unsafe extern "C" {
+        $( pub fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) $(-> $ret:ty)? ; )*
+    }) => {
+        /// Every runtime function of `acl/acl_rt.h`, as function pointers filled by a backend.
+        ///
+        /// Fields are named after the C functions and have their exact C signatures. Calling one is
+        /// `unsafe`: the caller upholds the C function's contract.
+        #[derive(Clone, Copy)]
+        pub struct AclApi {
+            $(
+                #[doc = concat!("`", stringify!($name), "`")]
+                pub $name: unsafe extern "C" fn($($arg: $ty),*) $(-> $ret)?,
+            )*
+        }
+
+        impl std::fmt::Debug for AclApi {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct("AclApi").field("functions", &Self::NAMES.len()).finish()
+            }
+        }
+
+        impl AclApi {
+            /// Names of every function in the table, in table order.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
+
+            /// A table in which every function is a stub that reports itself missing
+            /// (`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`, NULL or zero, see [`Unavailable`]).
+            ///
+            /// In-process backends start from this and fill the functions they implement.
+            pub fn unresolved() -> Self {
+                Self { $( $name: stubs::$name, )* }
+            }
+
+            /// Resolves every function from a loaded library. Symbols the library lacks keep their
+            /// stubs and are returned by name.
+            ///
+            /// # Safety
+            /// `lib` must be an AscendCL runtime library whose exported functions have the
+            /// signatures of these headers, and it must stay loaded while the table is used.
+            pub unsafe fn from_library(lib: &libloading::Library) -> (Self, Vec<&'static str>) {
+                let mut api = Self::unresolved();
+                let mut missing = Vec::new();
+                $(
+                    // SAFETY: the caller guarantees the symbol has the declared C signature.
+                    match unsafe {
+                        lib.get::<unsafe extern "C" fn($($ty),*) $(-> $ret)?>(
+                            concat!(stringify!($name), "\0").as_bytes(),
+                        )
+                    } {
+                        Ok(sym) => api.$name = *sym,
+                        Err(_) => missing.push(stringify!($name)),
+                    }
+                )*
+                (api, missing)
+            }
+
+            /// The table of the library linked at build time (feature `link`).
+            #[cfg(feature = "link")]
+            pub fn linked() -> Self {
+                Self { $( $name: linked::$name, )* }
+            }
+        }
+
+        #[allow(unused_variables, clippy::missing_safety_doc)]
+        mod stubs {
+            #[allow(unused_imports)]
+            use $crate::*;
+            $(
+                pub unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
+                    $crate::table::record_missing(stringify!($name));
+                    <$crate::__acl_ret!($($ret)?) as $crate::Unavailable>::unavailable()
+                }
+            )*
+        }
+
+        /// The runtime functions as `extern` declarations, linked at build time.
+        #[cfg(feature = "link")]
+        pub mod linked {
+            #[allow(unused_imports)]
+            use $crate::*;
+            unsafe extern "C" {
+                $(
+                    #[doc = concat!("`", stringify!($name), "`")]
+                    pub fn $name($($arg: $ty),*) $(-> $ret)?;
+                )*
+            }
+        }
+    };
+}
+
+use crate::generated::*;
+include!("generated/functions.rs");

@@ -1,0 +1,195 @@
+//! Loads a real shared library built here (a fixture exporting a few `acl*` symbols) to prove
+//! symbol resolution, the missing-symbol path and the call path through the table.
+
+use ascendcl_sys as sys;
+use std::ffi::CStr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn build_fixture(dir: &Path, name: &str) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixture/acl_fixture.c");
+    let out = dir.join(name);
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let status = Command::new(&cc)
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .status()
+        .unwrap_or_else(|e| panic!("running {cc}: {e}"));
+    assert!(status.success(), "{cc} failed to build the fixture");
+    out
+}
+
+#[test]
+fn resolves_present_symbols_and_stubs_missing_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = build_fixture(tmp.path(), "libacl_rt.so");
+    let backend = sys::load_library(&lib).expect("fixture loads");
+    assert_eq!(backend.kind, sys::BackendKind::Cann);
+    assert_eq!(backend.library.as_deref(), Some(lib.as_path()));
+    assert!(backend.missing.contains(&"aclrtMalloc"));
+    assert!(!backend.missing.contains(&"aclInit"));
+    assert_eq!(backend.missing.len(), sys::AclApi::NAMES.len() - 4);
+
+    let api = &backend.api;
+    let (mut a, mut b, mut c) = (0, 0, 0);
+    // SAFETY: the fixture implements aclrtGetVersion with the header's signature.
+    let rc = unsafe { (api.aclrtGetVersion)(&mut a, &mut b, &mut c) };
+    assert_eq!((rc, a, b, c), (0, 1, 17, 42));
+    // SAFETY: as above; NULL pointers are checked by the fixture.
+    let rc = unsafe { (api.aclrtGetVersion)(std::ptr::null_mut(), &mut b, &mut c) };
+    assert_eq!(rc, sys::ACL_ERROR_INVALID_PARAM);
+    // SAFETY: aclInit takes a nullable path; aclFinalize takes nothing.
+    unsafe {
+        assert_eq!((api.aclInit)(std::ptr::null()), 0);
+        assert_eq!(
+            (api.aclInit)(std::ptr::null()),
+            sys::ACL_ERROR_REPEAT_INITIALIZE
+        );
+        assert_eq!((api.aclFinalize)(), 0);
+    }
+    // SAFETY: returns a static string.
+    let soc = unsafe { CStr::from_ptr((api.aclrtGetSocName)()) };
+    assert_eq!(soc.to_str().unwrap(), "FixtureSoc");
+
+    // A missing symbol: 207000 at the C level, and its name recorded for this thread.
+    assert_eq!(sys::take_missing_symbol(), None);
+    let mut p = std::ptr::null_mut();
+    // SAFETY: the stub ignores its arguments.
+    let rc = unsafe { (api.aclrtMalloc)(&mut p, 64, sys::ACL_MEM_MALLOC_HUGE_FIRST) };
+    assert_eq!(rc, sys::FEATURE_NOT_SUPPORT);
+    assert_eq!(sys::take_missing_symbol(), Some("aclrtMalloc"));
+    assert_eq!(sys::take_missing_symbol(), None, "taking clears it");
+    // A missing pointer-returning function returns NULL.
+    // SAFETY: the stub ignores its arguments.
+    assert!(unsafe { (api.aclGetRecentErrMsg)() }.is_null());
+    assert_eq!(sys::take_missing_symbol(), Some("aclGetRecentErrMsg"));
+}
+
+#[test]
+fn discovery_loads_the_first_usable_candidate_and_lists_failures() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A root whose lib64 holds an old-name library that is not a shared object at all,
+    // then a root with a real one under <arch>-linux/lib64.
+    let bad = tmp.path().join("bad");
+    std::fs::create_dir_all(bad.join("lib64")).unwrap();
+    std::fs::write(bad.join("lib64/libascendcl.so"), b"not an ELF file").unwrap();
+    let good = tmp.path().join("good");
+    let dir = good.join(format!("{}-linux/lib64", ascendcl_sdk::arch()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib = build_fixture(&dir, "libascendcl.so");
+
+    let mut env = ascendcl_sdk::SearchEnv::empty();
+    env.env_roots
+        .push(("ASCEND_INSTALL_PATH".into(), bad.clone()));
+    env.env_roots
+        .push(("ASCEND_HOME_PATH".into(), good.clone()));
+    let backend = sys::load_cann_from(&env).expect("loads the good root");
+    assert_eq!(backend.library.as_deref(), Some(lib.as_path()));
+
+    let mut env = ascendcl_sdk::SearchEnv::empty();
+    env.env_roots
+        .push(("ASCEND_INSTALL_PATH".into(), bad.clone()));
+    env.lib = Some(tmp.path().join("missing.so"));
+    // Bare names may resolve on a machine with CANN on the loader path; only check the listing.
+    if let Err(sys::LoadError::NotFound { tried }) = sys::load_cann_from(&env) {
+        let text = sys::LoadError::NotFound {
+            tried: tried.clone(),
+        }
+        .to_string();
+        assert!(text.contains("missing.so"), "{text}");
+        assert!(
+            tried
+                .iter()
+                .any(|t| t.path == bad.join("lib64/libascendcl.so") && t.why != "no such file"),
+            "{text}"
+        );
+        assert!(
+            tried
+                .iter()
+                .any(|t| t.path == bad.join("lib64/libacl_rt.so") && t.why == "no such file"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_library_without_acl_symbols_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("empty.c");
+    std::fs::write(&src, "int unrelated(void) { return 1; }\n").unwrap();
+    let out = tmp.path().join("libempty.so");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    assert!(
+        Command::new(cc)
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(&out)
+            .arg(&src)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let err = sys::load_library(&out).unwrap_err();
+    assert!(err.why.contains("none of the AscendCL"), "{}", err.why);
+}
+
+#[test]
+fn choice_parses_the_environment_values() {
+    assert_eq!("cann".parse::<sys::Choice>().unwrap(), sys::Choice::Cann);
+    assert_eq!(
+        "Emulator".parse::<sys::Choice>().unwrap(),
+        sys::Choice::Emulator
+    );
+    assert_eq!("auto".parse::<sys::Choice>().unwrap(), sys::Choice::Auto);
+    assert_eq!("".parse::<sys::Choice>().unwrap(), sys::Choice::Default);
+    let err = "gpu".parse::<sys::Choice>().unwrap_err();
+    assert!(err.to_string().contains("\"gpu\""));
+}
+
+#[test]
+fn the_table_holds_the_whole_runtime_api() {
+    for name in [
+        "aclInit",
+        "aclFinalize",
+        "aclrtMalloc",
+        "aclrtMemcpyAsync",
+        "aclrtGetSocName",
+        "aclGetRecentErrMsg",
+        "aclrtLaunchHostFunc",
+        "aclrtMemcpyBatch",
+    ] {
+        assert!(sys::AclApi::NAMES.contains(&name), "{name}");
+    }
+    assert!(sys::AclApi::NAMES.len() > 300);
+    // The unresolved table reports every function missing.
+    let api = sys::AclApi::unresolved();
+    // SAFETY: the stub ignores its arguments.
+    assert_eq!(unsafe { (api.aclFinalize)() }, sys::FEATURE_NOT_SUPPORT);
+    assert_eq!(sys::take_missing_symbol(), Some("aclFinalize"));
+}
+
+#[test]
+fn bindings_hold_every_memcpy_kind_and_malloc_policy() {
+    let kinds = [
+        sys::ACL_MEMCPY_HOST_TO_HOST,
+        sys::ACL_MEMCPY_HOST_TO_DEVICE,
+        sys::ACL_MEMCPY_DEVICE_TO_HOST,
+        sys::ACL_MEMCPY_DEVICE_TO_DEVICE,
+        sys::ACL_MEMCPY_DEFAULT,
+        sys::ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE,
+        sys::ACL_MEMCPY_INNER_DEVICE_TO_DEVICE,
+        sys::ACL_MEMCPY_INTER_DEVICE_TO_DEVICE,
+    ];
+    assert_eq!(kinds, [0, 1, 2, 3, 4, 5, 6, 7]);
+    let policies = [
+        sys::ACL_MEM_MALLOC_HUGE_FIRST,
+        sys::ACL_MEM_MALLOC_HUGE_ONLY,
+        sys::ACL_MEM_MALLOC_NORMAL_ONLY,
+        sys::ACL_MEM_MALLOC_HUGE_FIRST_P2P,
+        sys::ACL_MEM_MALLOC_HUGE_ONLY_P2P,
+        sys::ACL_MEM_MALLOC_NORMAL_ONLY_P2P,
+        sys::ACL_MEM_MALLOC_HUGE1G_ONLY,
+        sys::ACL_MEM_MALLOC_HUGE1G_ONLY_P2P,
+    ];
+    assert_eq!(policies, [0, 1, 2, 3, 4, 5, 6, 7]);
+}

@@ -1,0 +1,1 @@
+//! Safe, typed Rust API for the CANN runtime (work in progress).
