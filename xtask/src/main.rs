@@ -1,1 +1,63 @@
-fn main() {}
+//! `cargo xtask`: every chore of the workspace, so that the README's commands are the ones CI runs.
+//!
+//! Each subcommand lives in its own module; `tools` provisions what a fresh machine lacks.
+
+mod bench;
+mod bindgen;
+mod emu_root;
+mod env;
+mod sample;
+mod test;
+mod tools;
+
+use std::process::ExitCode;
+
+const HELP: &str = "\
+cargo xtask <command> [args]
+
+  test                 rustfmt check, clippy -D warnings, every workspace test, rustdoc -D warnings,
+                       and the C program built against the real headers and run on the emulator
+  ci                   test, plus the bindings freshness check (regenerate and diff)
+  bindgen [--include DIR] [--check]
+                       regenerate crates/ascendcl-sys/src/generated from the torch-npu wheel's
+                       headers (or an installed CANN's include DIR); --check only diffs
+  sample <name> [-- ARGS] | sample --list
+                       build and run a sample as its run.sh does, and check its verdict
+  env [--export]       what was detected: CANN root, include and lib dirs, SOC_VERSION,
+                       ASCENDC_CMAKE_DIR; --export prints shell exports
+  emu-root DIR         lay out a CANN-shaped install root whose runtime is the emulator
+  bench [--quick]      run the criterion suite
+  bench-report         write docs/benchmarks.md from criterion's results
+  tools                provision cmake (and libclang with --libclang) into target/tools
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((cmd, rest)) = args.split_first() else {
+        print!("{HELP}");
+        return ExitCode::SUCCESS;
+    };
+    let result = match cmd.as_str() {
+        "test" => test::run(rest, false),
+        "ci" => test::run(rest, true),
+        "bindgen" => bindgen::run(rest),
+        "sample" => sample::run(rest),
+        "env" => env::run(rest),
+        "emu-root" => emu_root::run(rest),
+        "bench" => bench::run(rest),
+        "bench-report" => bench::report(rest),
+        "tools" => tools::run_tools(rest),
+        "help" | "--help" | "-h" => {
+            print!("{HELP}");
+            Ok(())
+        }
+        other => Err(format!("unknown command {other:?}\n\n{HELP}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

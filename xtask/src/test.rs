@@ -1,0 +1,44 @@
+//! `cargo xtask test` and `cargo xtask ci`: the checks every change must pass.
+
+use crate::{bindgen, emu_root, tools};
+
+/// Runs the test suite; `ci` adds the bindings freshness check.
+pub fn run(args: &[String], ci: bool) -> Result<(), String> {
+    if let Some(a) = args.first() {
+        return Err(format!("test: unknown argument {a:?}"));
+    }
+    tools::step("provisioning cmake (the kernels crate builds with it)");
+    let cmake = tools::cmake()?;
+    let cargo = || {
+        let mut c = tools::cargo();
+        c.env("CMAKE", &cmake);
+        c
+    };
+    tools::step("cargo fmt --check");
+    tools::run(cargo().args(["fmt", "--all", "--", "--check"]))?;
+    tools::step("cargo clippy --workspace --all-targets -- -D warnings");
+    tools::run(cargo().args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    tools::step("cargo test --workspace");
+    tools::run(cargo().args(["test", "--workspace"]))?;
+    tools::step("cargo doc --workspace --no-deps (warnings are errors)");
+    tools::run(
+        cargo()
+            .args(["doc", "--workspace", "--no-deps"])
+            .env("RUSTDOCFLAGS", "-D warnings"),
+    )?;
+    tools::step("C program against the real headers, on the emulator's shared library");
+    emu_root::c_program_test()?;
+    if ci {
+        tools::step("bindings freshness: regenerate from the headers and compare");
+        bindgen::check(&tools::headers()?)?;
+    }
+    tools::step("all checks passed");
+    Ok(())
+}

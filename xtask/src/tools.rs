@@ -1,0 +1,204 @@
+//! Shared helpers of the xtask: the workspace root, progress lines, and provisioning of the tools a
+//! fresh machine lacks (cmake and libclang from PyPI into `target/tools`, the CANN headers from the
+//! torch-npu wheel into `target/cann-headers`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The torch-npu release whose wheel carries the ACL 1.17.0 header set.
+pub const TORCH_NPU: &str = "torch-npu==2.14.0";
+/// The libclang wheel used to run bindgen where the machine has no libclang.
+pub const LIBCLANG_WHEEL: &str = "libclang==18.1.1";
+/// The cmake wheel used where the machine has no cmake.
+pub const CMAKE_WHEEL: &str = "cmake>=3.20,<5";
+
+/// The workspace root (the parent of the `xtask` directory).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+/// `target/` of the workspace (honours `CARGO_TARGET_DIR`).
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"))
+}
+
+/// Where provisioned tools go: `target/tools` of the workspace (not of `CARGO_TARGET_DIR`, so that
+/// every target dir shares one copy).
+pub fn tools_dir() -> PathBuf {
+    workspace_root().join("target").join("tools")
+}
+
+/// Prints a one-line progress message.
+pub fn step(msg: &str) {
+    println!("==> {msg}");
+}
+
+/// `cargo`, run from the workspace root, with the provisioned cmake (when there is one) in `CMAKE`.
+pub fn cargo() -> Command {
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cmd.current_dir(workspace_root());
+    if std::env::var_os("CMAKE").is_none() {
+        let provisioned = provisioned_cmake();
+        if provisioned.is_file() {
+            cmd.env("CMAKE", provisioned);
+        }
+    }
+    cmd
+}
+
+/// Runs a command to completion, failing with its command line when it does not succeed.
+pub fn run(cmd: &mut Command) -> Result<(), String> {
+    let status = cmd
+        .status()
+        .map_err(|e| format!("could not run {cmd:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{cmd:?} failed ({status})"))
+    }
+}
+
+fn works(program: &str, arg: &str) -> bool {
+    Command::new(program)
+        .arg(arg)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn python() -> String {
+    std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string())
+}
+
+fn pip_install(spec: &str) -> Result<(), String> {
+    step(&format!(
+        "installing {spec} from PyPI into {}",
+        tools_dir().display()
+    ));
+    run(Command::new(python())
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--root-user-action=ignore",
+            "--target",
+        ])
+        .arg(tools_dir())
+        .arg(spec))
+}
+
+fn provisioned_cmake() -> PathBuf {
+    tools_dir().join("cmake/data/bin/cmake")
+}
+
+/// A cmake binary: `$CMAKE`, else `cmake` on the PATH, else the one provisioned in
+/// `target/tools` (installed from PyPI when absent).
+pub fn cmake() -> Result<PathBuf, String> {
+    if let Some(c) = std::env::var_os("CMAKE") {
+        return Ok(PathBuf::from(c));
+    }
+    if works("cmake", "--version") {
+        return Ok(PathBuf::from("cmake"));
+    }
+    let provisioned = provisioned_cmake();
+    if !provisioned.is_file() {
+        pip_install(CMAKE_WHEEL)?;
+    }
+    if provisioned.is_file() {
+        Ok(provisioned)
+    } else {
+        Err(format!(
+            "cmake was installed from PyPI but {} is missing",
+            provisioned.display()
+        ))
+    }
+}
+
+/// A directory holding `libclang.so`: `$LIBCLANG_PATH`, else the provisioned wheel's (installed
+/// from PyPI when absent). Only bindgen needs it.
+pub fn libclang() -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os("LIBCLANG_PATH") {
+        return Ok(PathBuf::from(p));
+    }
+    let dir = tools_dir().join("clang/native");
+    if !dir.join("libclang.so").is_file() {
+        pip_install(LIBCLANG_WHEEL)?;
+    }
+    if dir.join("libclang.so").is_file() {
+        Ok(dir)
+    } else {
+        Err(format!(
+            "libclang was installed from PyPI but {} is missing",
+            dir.display()
+        ))
+    }
+}
+
+/// An include directory holding `acl/acl_rt.h`: the ACL 1.17.0 headers from the torch-npu wheel,
+/// downloaded with pip into `target/cann-headers` on first use.
+pub fn headers() -> Result<PathBuf, String> {
+    let base = workspace_root().join("target").join("cann-headers");
+    let include = base.join("include");
+    if include.join("acl/acl_rt.h").is_file() {
+        return Ok(include);
+    }
+    let wheel_dir = base.join("wheel");
+    step(&format!(
+        "downloading the {TORCH_NPU} wheel for the AscendCL headers"
+    ));
+    run(Command::new(python())
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--root-user-action=ignore",
+            "--no-deps",
+        ])
+        .arg(TORCH_NPU)
+        .arg("-d")
+        .arg(&wheel_dir))?;
+    step("extracting torch_npu/include/acl");
+    // The wheel is a zip file; python's zipfile extracts it without needing `unzip`.
+    let script = r#"
+import sys, zipfile, glob, os
+wheel = sorted(glob.glob(os.path.join(sys.argv[1], 'torch_npu-*.whl')))[-1]
+out = sys.argv[2]
+with zipfile.ZipFile(wheel) as z:
+    for name in z.namelist():
+        if name.startswith('torch_npu/include/acl/') and not name.endswith('/'):
+            dest = os.path.join(out, name[len('torch_npu/include/'):])
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            with open(dest, 'wb') as f:
+                f.write(z.read(name))
+"#;
+    run(Command::new(python())
+        .arg("-c")
+        .arg(script)
+        .arg(&wheel_dir)
+        .arg(&include))?;
+    if include.join("acl/acl_rt.h").is_file() {
+        Ok(include)
+    } else {
+        Err(format!(
+            "the {TORCH_NPU} wheel holds no torch_npu/include/acl/acl_rt.h"
+        ))
+    }
+}
+
+/// `cargo xtask tools [--libclang]`: provisions cmake (and libclang).
+pub fn run_tools(args: &[String]) -> Result<(), String> {
+    let cmake = cmake()?;
+    println!("cmake: {}", cmake.display());
+    if args.iter().any(|a| a == "--libclang") {
+        println!("libclang: {}", libclang()?.display());
+    }
+    Ok(())
+}
