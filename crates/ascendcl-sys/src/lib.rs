@@ -5,7 +5,7 @@
 //!   ACL 1.17.0 headers (regenerate with `cargo xtask bindgen`). They are re-exported at the root.
 //! * [`AclApi`] is a table of every runtime function. A backend fills it: the real library, loaded
 //!   at run time with [`load_library`] or [`load_cann`]; an in-process backend such as the host
-//!   emulator; or, with the `link` feature, the library linked at build time ([`AclApi::linked`]).
+//!   emulator; or, with the `link` feature, the library linked at build time (`AclApi::linked`).
 //! * [`install`] makes one backend the process's backend, once; [`api`] returns its table. A call
 //!   through the table costs one atomic load and one indirect call.
 //!
