@@ -1,0 +1,342 @@
+//! Devices: selection (`aclrtSetDevice`), reset, memory information and peer access.
+//!
+//! A [`Device`] is opened on one thread and stays there (`!Send`, `!Sync`): the runtime's current
+//! device and context are per thread. Every stream, event and buffer borrows the device it lives
+//! on, so none can outlive the `aclrtResetDevice` that would destroy it.
+
+use crate::context::{self, Context};
+use crate::copy::{self, CopyDest, CopySource};
+use crate::error::{Error, Result};
+use crate::event::{Event, EventFlags};
+use crate::result;
+use crate::runtime::Runtime;
+use crate::stream::{Stream, StreamFlags};
+use ascendcl_sys as sys;
+use std::marker::PhantomData;
+
+/// A device opened on the calling thread (`aclrtSetDevice`; dropped: `aclrtResetDevice`).
+///
+/// | operation | C function |
+/// |---|---|
+/// | [`Runtime::device`] | `aclrtSetDevice` |
+/// | drop, [`Device::reset`] / [`Device::reset_force`] | `aclrtResetDevice` / `aclrtResetDeviceForce` |
+/// | [`Device::synchronize`] | `aclrtSynchronizeDevice` |
+/// | [`Device::make_current`] | `aclrtSetCurrentContext` |
+/// | [`Device::mem_info`] | `aclrtGetMemInfo` |
+/// | [`Device::can_access_peer`] | `aclrtDeviceCanAccessPeer` |
+/// | [`Device::enable_peer_access`] | `aclrtDeviceEnablePeerAccess` |
+#[derive(Debug)]
+pub struct Device<'rt> {
+    id: i32,
+    ctx: sys::aclrtContext,
+    _rt: PhantomData<&'rt Runtime>,
+}
+
+impl<'rt> Device<'rt> {
+    pub(crate) fn open(_rt: &'rt Runtime, id: i32) -> Result<Device<'rt>> {
+        if id < 0 {
+            return Err(Error::argument(
+                "aclrtSetDevice",
+                format!("device id {id} is negative"),
+            ));
+        }
+        result::device::set(id)?;
+        let ctx = match result::context::current() {
+            Ok(c) => c,
+            Err(e) => {
+                crate::drop_errors::report(result::device::reset(id));
+                return Err(e);
+            }
+        };
+        context::note_current(ctx);
+        context::device_opened(ctx);
+        Ok(Device {
+            id,
+            ctx,
+            _rt: PhantomData,
+        })
+    }
+
+    /// The device id, as passed to `aclrtSetDevice`.
+    pub fn id(&self) -> i32 {
+        self.id
+    }
+
+    /// The device's default context.
+    pub fn raw_context(&self) -> sys::aclrtContext {
+        self.ctx
+    }
+
+    /// Makes this device's default context current on the calling thread
+    /// (`aclrtSetCurrentContext`). Resource-creating calls do this themselves; call it before raw
+    /// FFI that relies on the current context.
+    pub fn make_current(&self) -> Result<()> {
+        context::force_current(self.ctx)
+    }
+
+    pub(crate) fn ensure_current(&self) -> Result<()> {
+        context::ensure_current(self.ctx)
+    }
+
+    /// Blocks until all work on the device is done (`aclrtSynchronizeDevice`).
+    pub fn synchronize(&self) -> Result<()> {
+        self.ensure_current()?;
+        result::device::synchronize()
+    }
+
+    /// Creates a stream (default flags, priority 0).
+    pub fn create_stream(&self) -> Result<Stream<'_>> {
+        self.create_stream_with(StreamFlags::empty(), 0)
+    }
+
+    /// Creates a stream with flags and a priority (0 highest … 7), via
+    /// `aclrtCreateStreamWithConfig`.
+    pub fn create_stream_with(&self, flags: StreamFlags, priority: u32) -> Result<Stream<'_>> {
+        Stream::create(self.ctx, self.id, flags, priority)
+    }
+
+    /// Creates an event (`aclrtCreateEvent`), usable for timing.
+    pub fn create_event(&self) -> Result<Event<'_>> {
+        Event::create(self, None)
+    }
+
+    /// Creates an event with flags (`aclrtCreateEventWithFlag`).
+    pub fn create_event_with_flags(&self, flags: EventFlags) -> Result<Event<'_>> {
+        Event::create(self, Some(flags))
+    }
+
+    /// Creates a new context on this device (`aclrtCreateContext`); it becomes current.
+    pub fn create_context(&self) -> Result<Context<'_>> {
+        Context::create(self)
+    }
+
+    /// `aclrtGetMemInfo`: free and total bytes of one kind of memory.
+    pub fn mem_info(&self, attr: MemAttr) -> Result<MemInfo> {
+        self.ensure_current()?;
+        let (free, total) = result::device::mem_info(attr.into())?;
+        Ok(MemInfo { free, total })
+    }
+
+    /// `aclrtDeviceCanAccessPeer`: whether this device can access `peer`'s memory.
+    pub fn can_access_peer(&self, peer: &Device<'_>) -> Result<bool> {
+        result::device::can_access_peer(self.id, peer.id)
+    }
+
+    /// Enables access between this device and `peer`, both ways
+    /// (`aclrtDeviceEnablePeerAccess` from each side). The returned token is the proof that
+    /// [`PeerAccess::copy`] needs for copies between the two devices; dropping it disables the
+    /// access again (`aclrtDeviceDisablePeerAccess`).
+    pub fn enable_peer_access<'a, 'b>(
+        &'a self,
+        peer: &'b Device<'_>,
+    ) -> Result<PeerAccess<'a, 'b>> {
+        if self.id == peer.id {
+            return Err(Error::argument(
+                "aclrtDeviceEnablePeerAccess",
+                "a device is not its own peer",
+            ));
+        }
+        context::force_current(self.ctx)?;
+        result::device::enable_peer_access(peer.id)?;
+        let back = context::force_current(peer.ctx)
+            .and_then(|()| result::device::enable_peer_access(self.id));
+        if let Err(e) = back {
+            crate::drop_errors::report(
+                context::force_current(self.ctx)
+                    .and_then(|()| result::device::disable_peer_access(peer.id)),
+            );
+            return Err(e);
+        }
+        context::force_current(self.ctx)?;
+        Ok(PeerAccess {
+            a: self.id,
+            b: peer.id,
+            a_ctx: self.ctx,
+            b_ctx: peer.ctx,
+            _devices: PhantomData,
+        })
+    }
+
+    /// Resets the device now (`aclrtResetDevice`), reporting failure. Every handle on the device
+    /// has been dropped (the borrow checker proves it).
+    pub fn reset(self) -> Result<()> {
+        let (id, ctx) = (self.id, self.ctx);
+        std::mem::forget(self);
+        let r = result::device::reset(id);
+        context::device_closed(ctx, false);
+        r
+    }
+
+    /// Resets the device at once whatever its reference count (`aclrtResetDeviceForce`),
+    /// releasing it for every thread of the process that shares its default context.
+    ///
+    /// The borrow checker proves that this thread holds no handle on the device; handles that
+    /// *other threads* hold on the same device stop working (their calls fail, and their own
+    /// resets report `ACL_ERROR_RT_CONTEXT_RELEASE_ERROR`). Use it at the end of a program, or
+    /// when no other thread uses the device.
+    pub fn reset_force(self) -> Result<()> {
+        let (id, ctx) = (self.id, self.ctx);
+        std::mem::forget(self);
+        let r = result::device::reset_force(id);
+        context::device_closed(ctx, true);
+        r
+    }
+}
+
+impl Drop for Device<'_> {
+    fn drop(&mut self) {
+        crate::drop_errors::report(result::device::reset(self.id));
+        context::device_closed(self.ctx, false);
+    }
+}
+
+/// Free and total bytes of one kind of device memory ([`Device::mem_info`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemInfo {
+    /// Free bytes.
+    pub free: usize,
+    /// Total bytes.
+    pub total: usize,
+}
+
+macro_rules! raw_enum {
+    (
+        $(#[$m:meta])* $vis:vis enum $name:ident : $raw:ty {
+            $( $(#[$vm:meta])* $v:ident = $c:path ),* $(,)?
+        }
+    ) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        $vis enum $name { $( $(#[$vm])* $v ),* }
+
+        impl $name {
+            /// Every variant, in the order of their raw values.
+            pub const ALL: &'static [$name] = &[$($name::$v),*];
+        }
+
+        impl From<$name> for $raw {
+            fn from(v: $name) -> $raw {
+                match v { $( $name::$v => $c as $raw ),* }
+            }
+        }
+
+        impl TryFrom<$raw> for $name {
+            type Error = crate::Error;
+            fn try_from(raw: $raw) -> crate::Result<$name> {
+                $( if raw == $c as $raw { return Ok($name::$v); } )*
+                Err(crate::Error::UnknownValue { what: stringify!($name), value: raw as u64 })
+            }
+        }
+    };
+}
+pub(crate) use raw_enum;
+
+raw_enum! {
+    /// A kind of memory for [`Device::mem_info`] (`aclrtMemAttr`).
+    pub enum MemAttr: sys::aclrtMemAttr {
+        /// `ACL_DDR_MEM`
+        Ddr = sys::ACL_DDR_MEM,
+        /// `ACL_HBM_MEM`
+        Hbm = sys::ACL_HBM_MEM,
+        /// `ACL_DDR_MEM_HUGE`
+        DdrHuge = sys::ACL_DDR_MEM_HUGE,
+        /// `ACL_DDR_MEM_NORMAL`
+        DdrNormal = sys::ACL_DDR_MEM_NORMAL,
+        /// `ACL_HBM_MEM_HUGE`
+        HbmHuge = sys::ACL_HBM_MEM_HUGE,
+        /// `ACL_HBM_MEM_NORMAL`
+        HbmNormal = sys::ACL_HBM_MEM_NORMAL,
+        /// `ACL_DDR_MEM_P2P_HUGE`
+        DdrP2pHuge = sys::ACL_DDR_MEM_P2P_HUGE,
+        /// `ACL_DDR_MEM_P2P_NORMAL`
+        DdrP2pNormal = sys::ACL_DDR_MEM_P2P_NORMAL,
+        /// `ACL_HBM_MEM_P2P_HUGE`
+        HbmP2pHuge = sys::ACL_HBM_MEM_P2P_HUGE,
+        /// `ACL_HBM_MEM_P2P_NORMAL`
+        HbmP2pNormal = sys::ACL_HBM_MEM_P2P_NORMAL,
+        /// `ACL_HBM_MEM_HUGE1G`
+        HbmHuge1g = sys::ACL_HBM_MEM_HUGE1G,
+        /// `ACL_HBM_MEM_P2P_HUGE1G`
+        HbmP2pHuge1g = sys::ACL_HBM_MEM_P2P_HUGE1G,
+        /// `ACL_MEM_NORMAL`: 4 KiB pages, any memory type.
+        Normal = sys::ACL_MEM_NORMAL,
+        /// `ACL_MEM_HUGE`: 2 MiB pages.
+        Huge = sys::ACL_MEM_HUGE,
+        /// `ACL_MEM_HUGE1G`: 1 GiB pages.
+        Huge1g = sys::ACL_MEM_HUGE1G,
+        /// `ACL_MEM_P2P_NORMAL`
+        P2pNormal = sys::ACL_MEM_P2P_NORMAL,
+        /// `ACL_MEM_P2P_HUGE`
+        P2pHuge = sys::ACL_MEM_P2P_HUGE,
+        /// `ACL_MEM_P2P_HUGE1G`
+        P2pHuge1g = sys::ACL_MEM_P2P_HUGE1G,
+    }
+}
+
+/// Proof that peer access between two devices is enabled ([`Device::enable_peer_access`]).
+///
+/// Copies between buffers of different devices exist only as [`PeerAccess::copy`]: a buffer of
+/// another device cannot be used in a copy without this token. Not `Send`.
+#[derive(Debug)]
+pub struct PeerAccess<'a, 'b> {
+    a: i32,
+    b: i32,
+    a_ctx: sys::aclrtContext,
+    b_ctx: sys::aclrtContext,
+    _devices: PhantomData<(&'a Device<'a>, &'b Device<'b>)>,
+}
+
+impl PeerAccess<'_, '_> {
+    /// The two device ids.
+    pub fn devices(&self) -> (i32, i32) {
+        (self.a, self.b)
+    }
+
+    fn covers(&self, x: i32) -> bool {
+        x == self.a || x == self.b
+    }
+
+    /// Synchronous copy between buffers on the two devices (either direction, or within one of
+    /// them), lengths checked first (`aclrtMemcpy`, device to device).
+    pub fn copy<D, S>(&self, dst: &mut D, src: &S) -> Result<()>
+    where
+        D: CopyDest + ?Sized,
+        S: CopySource<Elem = D::Elem> + ?Sized,
+    {
+        let (d, s) = (dst.dest_region(), src.source_region());
+        match (d.location().device(), s.location().device()) {
+            (Some(x), Some(y)) if self.covers(x) && self.covers(y) => {}
+            _ => {
+                return Err(Error::argument(
+                    "aclrtMemcpy",
+                    "PeerAccess::copy copies between buffers of the two peer devices only",
+                ));
+            }
+        }
+        copy::copy_regions(d, s, None, true)
+    }
+
+    /// Disables the access again (`aclrtDeviceDisablePeerAccess` from each side), reporting
+    /// failure.
+    pub fn disable(self) -> Result<()> {
+        let r = self.release();
+        std::mem::forget(self);
+        r
+    }
+
+    fn release(&self) -> Result<()> {
+        let first = context::force_current(self.a_ctx)
+            .and_then(|()| result::device::disable_peer_access(self.b));
+        let second = context::force_current(self.b_ctx)
+            .and_then(|()| result::device::disable_peer_access(self.a));
+        let back = context::force_current(self.a_ctx);
+        first.and(second).and(back)
+    }
+}
+
+impl Drop for PeerAccess<'_, '_> {
+    fn drop(&mut self) {
+        crate::drop_errors::report(self.release());
+    }
+}

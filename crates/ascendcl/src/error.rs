@@ -1,0 +1,246 @@
+//! Errors: one type for every failure, keeping the runtime's own words.
+//!
+//! A failing runtime call becomes [`Error::Acl`], which carries the C function's name, the numeric
+//! `aclError`, its symbolic name from the headers' error tables ([`error_name`]) and the text of
+//! `aclGetRecentErrMsg`, read on the failing thread right after the failure. A call that the active
+//! backend does not provide becomes [`Error::MissingSymbol`]; a backend that cannot be loaded
+//! becomes [`Error::Load`]; arguments that Rust rejects before any FFI call become
+//! [`Error::Argument`].
+
+use ascendcl_sys as sys;
+use std::borrow::Cow;
+use std::fmt;
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Every failure this crate reports.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A runtime call returned a non-zero `aclError`.
+    #[error("{api} failed: {} ({code}){}", name.unwrap_or("unknown aclError"), Msg(message))]
+    Acl {
+        /// The C function that failed, e.g. `aclrtMalloc`.
+        api: &'static str,
+        /// The numeric `aclError`.
+        code: i32,
+        /// The symbolic name of `code` (`ACL_ERROR_RT_MEMORY_ALLOCATION`), when the headers
+        /// define it.
+        name: Option<&'static str>,
+        /// What `aclGetRecentErrMsg` said on the failing thread right after the failure.
+        message: Option<String>,
+    },
+    /// The active backend does not provide a function (for example an older CANN).
+    #[error(
+        "{api} failed: the active backend does not provide {symbol} \
+         (ACL_ERROR_RT_FEATURE_NOT_SUPPORT (207000))"
+    )]
+    MissingSymbol {
+        /// The operation that needed it.
+        api: &'static str,
+        /// The missing C symbol.
+        symbol: &'static str,
+    },
+    /// No backend could be chosen or loaded (the error lists every library path tried).
+    #[error(transparent)]
+    Load(#[from] sys::LoadError),
+    /// An argument rejected in Rust before any runtime call.
+    #[error("{api}: invalid argument: {reason}")]
+    Argument {
+        /// The operation that rejected it.
+        api: &'static str,
+        /// Why.
+        reason: Cow<'static, str>,
+    },
+    /// A raw value does not name any variant of a Rust enum or flag set.
+    #[error("{value:#x} is not a valid {what}")]
+    UnknownValue {
+        /// The Rust type the value was converted to.
+        what: &'static str,
+        /// The raw value.
+        value: u64,
+    },
+    /// A host function launched on a stream panicked; reported by the stream's next
+    /// synchronisation or by the function's [`HostFnHandle`](crate::HostFnHandle).
+    #[error("a host function launched on a stream panicked: {message}")]
+    HostFnPanicked {
+        /// The panic payload, when it was a string.
+        message: String,
+    },
+}
+
+struct Msg<'a>(&'a Option<String>);
+
+impl fmt::Display for Msg<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(m) if !m.is_empty() => write!(f, ": {m}"),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Error {
+    /// The numeric `aclError` of a runtime failure (207000 for a missing symbol).
+    pub fn code(&self) -> Option<i32> {
+        match self {
+            Error::Acl { code, .. } => Some(*code),
+            Error::MissingSymbol { .. } => Some(sys::FEATURE_NOT_SUPPORT),
+            _ => None,
+        }
+    }
+
+    /// The symbolic name of [`Error::code`], e.g. `ACL_ERROR_RT_CONTEXT_NULL`.
+    pub fn code_name(&self) -> Option<&'static str> {
+        self.code().and_then(error_name)
+    }
+
+    /// The runtime's message (`aclGetRecentErrMsg`) captured with the failure.
+    pub fn runtime_message(&self) -> Option<&str> {
+        match self {
+            Error::Acl { message, .. } => message.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The C function (or Rust operation) that failed.
+    pub fn api(&self) -> Option<&'static str> {
+        match self {
+            Error::Acl { api, .. }
+            | Error::MissingSymbol { api, .. }
+            | Error::Argument { api, .. } => Some(api),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn argument(api: &'static str, reason: impl Into<Cow<'static, str>>) -> Self {
+        Error::Argument {
+            api,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// The symbolic name of an `aclError`, from every error table of the AscendCL headers
+/// (`ACL_ERROR_*`, `ACL_ERROR_RT_*`, `ACL_ERROR_GE_*`, ...). `0` is `ACL_SUCCESS`.
+pub fn error_name(code: i32) -> Option<&'static str> {
+    let codes = crate::error_codes::CODES;
+    codes
+        .binary_search_by_key(&code, |&(c, _)| c)
+        .ok()
+        .map(|i| codes[i].1)
+}
+
+/// The numeric code of a symbolic error name (the inverse of [`error_name`]).
+pub fn error_code(name: &str) -> Option<i32> {
+    crate::error_codes::CODES
+        .iter()
+        .find(|&&(_, n)| n == name)
+        .map(|&(c, _)| c)
+}
+
+/// Every `(code, name)` pair of the headers' error tables, sorted by code.
+pub fn error_codes() -> &'static [(i32, &'static str)] {
+    crate::error_codes::CODES
+}
+
+/// Turns a status into a `Result`. The success path is one compare; the failure path (cold) reads
+/// the missing-symbol record and `aclGetRecentErrMsg` on this thread.
+#[inline(always)]
+pub(crate) fn check(api: &'static str, code: sys::aclError) -> Result<()> {
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(failure(api, code))
+    }
+}
+
+#[cold]
+#[inline(never)]
+pub(crate) fn failure(api: &'static str, code: sys::aclError) -> Error {
+    if code == sys::FEATURE_NOT_SUPPORT
+        && let Some(symbol) = sys::take_missing_symbol()
+    {
+        return Error::MissingSymbol { api, symbol };
+    }
+    Error::Acl {
+        api,
+        code,
+        name: error_name(code),
+        message: crate::result::diag::recent_err_msg(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_sorted_and_unique() {
+        let codes = error_codes();
+        assert!(codes.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+
+    #[test]
+    fn table_is_complete() {
+        // Every aclError constant in the generated types must be in the table.
+        let types = include_str!("../../ascendcl-sys/src/generated/types.rs");
+        let mut n = 0;
+        for line in types.lines() {
+            let Some(rest) = line.strip_prefix("pub const ") else {
+                continue;
+            };
+            let Some((name, ty_val)) = rest.split_once(':') else {
+                continue;
+            };
+            let is_code =
+                name.starts_with("ACL_ERROR_") || name == "ACL_SUCCESS" || name == "ACL_RT_SUCCESS";
+            if !is_code || ty_val.contains("aclLogLevel") {
+                continue;
+            }
+            let value: i32 = ty_val
+                .rsplit('=')
+                .next()
+                .unwrap()
+                .trim()
+                .trim_end_matches(';')
+                .parse()
+                .unwrap();
+            n += 1;
+            let expected = match name {
+                "ACL_ERROR_NONE" | "ACL_RT_SUCCESS" => "ACL_SUCCESS",
+                other => other,
+            };
+            assert_eq!(error_name(value), Some(expected), "{name} = {value}");
+        }
+        assert_eq!(n, codes_len() + 2);
+    }
+
+    fn codes_len() -> usize {
+        error_codes().len()
+    }
+
+    #[test]
+    fn display_format() {
+        let e = Error::Acl {
+            api: "aclrtMalloc",
+            code: 207001,
+            name: error_name(207001),
+            message: Some("out of memory".into()),
+        };
+        assert_eq!(
+            e.to_string(),
+            "aclrtMalloc failed: ACL_ERROR_RT_MEMORY_ALLOCATION (207001): out of memory"
+        );
+        assert_eq!(e.code_name(), Some("ACL_ERROR_RT_MEMORY_ALLOCATION"));
+        assert_eq!(error_code("ACL_ERROR_RT_MEMORY_ALLOCATION"), Some(207001));
+        let e = Error::Acl {
+            api: "aclrtFree",
+            code: 1,
+            name: None,
+            message: None,
+        };
+        assert_eq!(e.to_string(), "aclrtFree failed: unknown aclError (1)");
+    }
+}

@@ -1,0 +1,291 @@
+//! Host closures enqueued on streams: `aclrtLaunchHostFunc`, and the older subscribe/report model
+//! (`aclrtSubscribeReport`, `aclrtLaunchCallback`, `aclrtProcessReport`,
+//! `aclrtUnSubscribeReport`).
+//!
+//! Closures are `FnOnce + Send + 'static`: they run on a runtime (or report) thread. A panic is
+//! caught before it reaches the C caller, stored in the closure's [`HostFnHandle`] and reported by
+//! the stream's next synchronisation as [`Error::HostFnPanicked`].
+
+use crate::context;
+use crate::device::raw_enum;
+use crate::error::{Error, Result};
+use crate::result;
+use crate::stream::{Stream, StreamShared};
+use ascendcl_sys as sys;
+use std::ffi::c_void;
+use std::marker::PhantomData;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+type Outcome = std::result::Result<(), String>;
+
+#[derive(Debug, Default)]
+struct Completion {
+    outcome: Mutex<Option<Outcome>>,
+    done: Condvar,
+}
+
+/// A handle on a host closure launched on a stream: whether it ran, and how.
+#[derive(Debug, Clone)]
+pub struct HostFnHandle {
+    completion: Arc<Completion>,
+}
+
+impl HostFnHandle {
+    /// Whether the closure has run (or panicked).
+    pub fn is_finished(&self) -> bool {
+        self.lock().is_some()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Outcome>> {
+        self.completion
+            .outcome
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn to_result(o: &Outcome) -> Result<()> {
+        o.clone()
+            .map_err(|message| Error::HostFnPanicked { message })
+    }
+
+    /// Blocks until the closure has run; its panic, if any, is the error. A closure whose stream
+    /// was destroyed with [`Stream::destroy_force`] before reaching it never runs: use
+    /// [`HostFnHandle::wait_timeout`] when that can happen.
+    pub fn wait(&self) -> Result<()> {
+        let mut g = self.lock();
+        loop {
+            if let Some(o) = g.as_ref() {
+                return Self::to_result(o);
+            }
+            g = self
+                .completion
+                .done
+                .wait(g)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// As [`HostFnHandle::wait`], giving up after `timeout` (`None` when the closure has not run
+    /// by then).
+    pub fn wait_timeout(&self, timeout: Duration) -> Option<Result<()>> {
+        let g = self.lock();
+        let (g, _) = self
+            .completion
+            .done
+            .wait_timeout_while(g, timeout, |o| o.is_none())
+            .unwrap_or_else(|p| p.into_inner());
+        g.as_ref().map(Self::to_result)
+    }
+}
+
+struct Payload {
+    f: Box<dyn FnOnce() + Send>,
+    stream: Arc<StreamShared>,
+    completion: Arc<Completion>,
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-string panic payload".to_string()
+    }
+}
+
+/// The C entry point: runs the boxed closure once, never unwinding into the caller.
+unsafe extern "C" fn trampoline(arg: *mut c_void) {
+    // SAFETY: `arg` is the `Box<Payload>` leaked by `launch`, passed to exactly one call.
+    let payload = unsafe { Box::from_raw(arg.cast::<Payload>()) };
+    let Payload {
+        f,
+        stream,
+        completion,
+    } = *payload;
+    let outcome = catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
+        let m = panic_message(&*p);
+        // A payload whose own Drop panics must not unwind into the C caller either.
+        let _ = catch_unwind(AssertUnwindSafe(move || drop(p)));
+        m
+    });
+    if let Err(m) = &outcome {
+        stream.record_panic(m.clone());
+    }
+    // Nothing below can panic: poisoned locks are recovered.
+    let mut g = completion.outcome.lock().unwrap_or_else(|p| p.into_inner());
+    *g = Some(outcome);
+    completion.done.notify_all();
+}
+
+fn package(stream: &Stream<'_>, f: Box<dyn FnOnce() + Send>) -> (*mut c_void, HostFnHandle) {
+    let completion = Arc::new(Completion::default());
+    let payload = Box::new(Payload {
+        f,
+        stream: stream.shared.clone(),
+        completion: completion.clone(),
+    });
+    (Box::into_raw(payload).cast(), HostFnHandle { completion })
+}
+
+/// Reclaims a payload the runtime refused, so nothing leaks on the error path.
+fn reclaim(arg: *mut c_void) {
+    // SAFETY: the runtime returned an error, so it will never call the trampoline with `arg`;
+    // this is the only owner.
+    drop(unsafe { Box::from_raw(arg.cast::<Payload>()) });
+}
+
+pub(crate) fn launch(stream: &Stream<'_>, f: Box<dyn FnOnce() + Send>) -> Result<HostFnHandle> {
+    let (arg, handle) = package(stream, f);
+    // SAFETY: the stream is live; the trampoline consumes `arg` once.
+    match unsafe { result::stream::launch_host_func(stream.as_raw(), trampoline, arg) } {
+        Ok(()) => Ok(handle),
+        Err(e) => {
+            reclaim(arg);
+            Err(e)
+        }
+    }
+}
+
+raw_enum! {
+    /// Whether the stream waits for a report callback (`aclrtCallbackBlockType`).
+    pub enum CallbackBlock: sys::aclrtCallbackBlockType {
+        /// `ACL_CALLBACK_NO_BLOCK`: the stream goes on while the callback runs.
+        NoBlock = sys::ACL_CALLBACK_NO_BLOCK,
+        /// `ACL_CALLBACK_BLOCK`: later work waits for the callback.
+        Block = sys::ACL_CALLBACK_BLOCK,
+    }
+}
+
+/// A report thread subscribed to a stream (`aclrtSubscribeReport`): it loops on
+/// `aclrtProcessReport` and runs the callbacks launched with
+/// [`ReportSubscription::launch_callback`]. Dropping it (or [`ReportSubscription::close`])
+/// unsubscribes (`aclrtUnSubscribeReport`) and joins the thread.
+#[derive(Debug)]
+pub struct ReportSubscription<'s, 'a> {
+    stream: &'s Stream<'a>,
+    thread_id: u64,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<Result<()>>>,
+    _not_send: PhantomData<*mut ()>,
+}
+
+/// How long one `aclrtProcessReport` call waits before the report thread checks for shutdown.
+const REPORT_POLL_MS: i32 = 20;
+
+impl<'s, 'a> ReportSubscription<'s, 'a> {
+    pub(crate) fn subscribe(stream: &'s Stream<'a>) -> Result<Self> {
+        use std::os::unix::thread::JoinHandleExt;
+        stream.make_current()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<bool>();
+        let ctx = stream.raw_context() as usize;
+        let stop2 = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("ascendcl-report".into())
+            .spawn(move || -> Result<()> {
+                if !go_rx.recv().unwrap_or(false) {
+                    return Ok(());
+                }
+                context::force_current(ctx as sys::aclrtContext)?;
+                while !stop2.load(Ordering::Acquire) {
+                    match result::report::process(REPORT_POLL_MS) {
+                        Ok(()) => {}
+                        Err(e) if e.code() == Some(sys::ACL_ERROR_RT_REPORT_TIMEOUT as i32) => {}
+                        Err(e) if e.code() == Some(sys::ACL_ERROR_WAIT_CALLBACK_TIMEOUT) => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                Ok(())
+            })
+            .map_err(|e| {
+                Error::argument(
+                    "aclrtSubscribeReport",
+                    format!("cannot spawn the report thread: {e}"),
+                )
+            })?;
+        let thread_id: u64 = thread.as_pthread_t();
+        // SAFETY: the stream is live while borrowed by the subscription.
+        if let Err(e) = unsafe { result::report::subscribe(thread_id, stream.as_raw()) } {
+            let _ = go_tx.send(false);
+            let _ = thread.join();
+            return Err(e);
+        }
+        let _ = go_tx.send(true);
+        Ok(ReportSubscription {
+            stream,
+            thread_id,
+            stop,
+            thread: Some(thread),
+            _not_send: PhantomData,
+        })
+    }
+
+    /// Enqueues `f` on the subscribed stream (`aclrtLaunchCallback`); the report thread runs it
+    /// when the stream reaches it. Panics are caught and reported as for
+    /// [`Stream::launch_host_fn`].
+    pub fn launch_callback<F>(&self, block: CallbackBlock, f: F) -> Result<HostFnHandle>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.stream.make_current()?;
+        let (arg, handle) = package(self.stream, Box::new(f));
+        // SAFETY: the stream is live and subscribed; the trampoline consumes `arg` once.
+        match unsafe {
+            result::report::launch_callback(trampoline, arg, block.into(), self.stream.as_raw())
+        } {
+            Ok(()) => Ok(handle),
+            Err(e) => {
+                reclaim(arg);
+                Err(e)
+            }
+        }
+    }
+
+    /// The OS thread id passed to `aclrtSubscribeReport`.
+    pub fn thread_id(&self) -> u64 {
+        self.thread_id
+    }
+
+    /// Unsubscribes and joins the report thread, reporting failures (including the report
+    /// thread's own).
+    pub fn close(mut self) -> Result<()> {
+        self.shutdown()
+    }
+
+    fn shutdown(&mut self) -> Result<()> {
+        let Some(thread) = self.thread.take() else {
+            return Ok(());
+        };
+        // Let the callbacks already enqueued run before the thread stops.
+        let synced = self.stream.synchronize();
+        self.stop.store(true, Ordering::Release);
+        let joined = thread.join().unwrap_or_else(|_| {
+            Err(Error::HostFnPanicked {
+                message: "the report thread panicked".into(),
+            })
+        });
+        let _ = self.stream.make_current();
+        // SAFETY: the stream is live while borrowed.
+        let unsub = unsafe { result::report::unsubscribe(self.thread_id, self.stream.as_raw()) };
+        synced.and(joined).and(unsub)
+    }
+}
+
+impl Drop for ReportSubscription<'_, '_> {
+    fn drop(&mut self) {
+        crate::drop_errors::report(self.shutdown());
+    }
+}
+
+impl<'a> Stream<'a> {
+    /// Starts a report thread for this stream (`aclrtSubscribeReport`), for
+    /// [`ReportSubscription::launch_callback`].
+    pub fn subscribe_report(&self) -> Result<ReportSubscription<'_, 'a>> {
+        ReportSubscription::subscribe(self)
+    }
+}

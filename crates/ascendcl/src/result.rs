@@ -1,0 +1,703 @@
+//! The only place that calls into the runtime: one small function per C function, grouped by API
+//! family (`result::stream::create`, `result::memory::malloc`, ...), turning the status into a
+//! [`Result`]. Output parameters are read only after the status check.
+//!
+//! Functions whose only arguments are plain values are safe; functions that take a handle or a
+//! pointer are `unsafe fn`: the caller proves the handle is live and the pointer valid.
+#![allow(clippy::missing_safety_doc)]
+
+use crate::error::{Result, check};
+use ascendcl_sys::{self as sys, api};
+use std::ffi::{CStr, c_void};
+use std::mem::MaybeUninit;
+
+/// Diagnostics: `aclGetRecentErrMsg`, `aclrtGetSocName`, `aclrtGetVersion`.
+pub(crate) mod diag {
+    use super::*;
+
+    /// `aclGetRecentErrMsg`, copied out; `None` when empty or when no backend is installed.
+    pub(crate) fn recent_err_msg() -> Option<String> {
+        let api = sys::try_api()?;
+        // SAFETY: no arguments; the result is NULL or a NUL-terminated string owned by the
+        // runtime's thread-local storage, valid until the next call on this thread.
+        let p = unsafe { (api.aclGetRecentErrMsg)() };
+        // A backend without aclGetRecentErrMsg answers NULL through a stub that records the
+        // symbol as missing: drop that record so it is not blamed on a later failure.
+        let _ = sys::take_missing_symbol();
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: non-NULL, NUL-terminated (see above); copied before any other runtime call.
+        let s = unsafe { CStr::from_ptr(p) }
+            .to_string_lossy()
+            .trim()
+            .to_string();
+        (!s.is_empty()).then_some(s)
+    }
+
+    /// `aclrtGetSocName`.
+    pub(crate) fn soc_name() -> Option<String> {
+        // SAFETY: no arguments; the result is NULL or a static NUL-terminated string.
+        let p = unsafe { (api().aclrtGetSocName)() };
+        if p.is_null() {
+            // A NULL answer may leave a message behind; do not let it leak into a later error.
+            let _ = recent_err_msg();
+            let _ = sys::take_missing_symbol();
+            return None;
+        }
+        // SAFETY: non-NULL and NUL-terminated, owned by the runtime for the process's life.
+        Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+    }
+
+    /// `aclrtGetVersion`.
+    pub(crate) fn version() -> Result<(i32, i32, i32)> {
+        let (mut a, mut b, mut c) = (0, 0, 0);
+        // SAFETY: three valid out-pointers to local integers.
+        check("aclrtGetVersion", unsafe {
+            (api().aclrtGetVersion)(&mut a, &mut b, &mut c)
+        })?;
+        Ok((a, b, c))
+    }
+}
+
+/// `aclInit`, `aclFinalize`.
+pub(crate) mod init {
+    use super::*;
+
+    /// `aclInit(NULL)`; `ACL_ERROR_REPEAT_INITIALIZE` is returned as an error for the caller to
+    /// judge.
+    pub(crate) fn init() -> Result<()> {
+        // SAFETY: NULL config path means "no configuration".
+        check("aclInit", unsafe { (api().aclInit)(std::ptr::null()) })
+    }
+
+    /// `aclFinalize`.
+    pub(crate) fn finalize() -> Result<()> {
+        // SAFETY: no arguments.
+        check("aclFinalize", unsafe { (api().aclFinalize)() })
+    }
+}
+
+/// Devices: `aclrtSetDevice`, `aclrtResetDevice[Force]`, counts, peer access, memory info.
+pub(crate) mod device {
+    use super::*;
+
+    pub(crate) fn count() -> Result<u32> {
+        let mut n = MaybeUninit::uninit();
+        // SAFETY: valid out-pointer.
+        check("aclrtGetDeviceCount", unsafe {
+            (api().aclrtGetDeviceCount)(n.as_mut_ptr())
+        })?;
+        // SAFETY: written on success.
+        Ok(unsafe { n.assume_init() })
+    }
+
+    pub(crate) fn set(id: i32) -> Result<()> {
+        // SAFETY: plain value argument; the runtime validates the id.
+        check("aclrtSetDevice", unsafe { (api().aclrtSetDevice)(id) })
+    }
+
+    pub(crate) fn reset(id: i32) -> Result<()> {
+        // SAFETY: plain value argument.
+        check("aclrtResetDevice", unsafe { (api().aclrtResetDevice)(id) })
+    }
+
+    pub(crate) fn reset_force(id: i32) -> Result<()> {
+        // SAFETY: plain value argument.
+        check("aclrtResetDeviceForce", unsafe {
+            (api().aclrtResetDeviceForce)(id)
+        })
+    }
+
+    pub(crate) fn synchronize() -> Result<()> {
+        // SAFETY: no arguments.
+        check("aclrtSynchronizeDevice", unsafe {
+            (api().aclrtSynchronizeDevice)()
+        })
+    }
+
+    pub(crate) fn can_access_peer(id: i32, peer: i32) -> Result<bool> {
+        let mut can = MaybeUninit::uninit();
+        // SAFETY: valid out-pointer, plain values.
+        check("aclrtDeviceCanAccessPeer", unsafe {
+            (api().aclrtDeviceCanAccessPeer)(can.as_mut_ptr(), id, peer)
+        })?;
+        // SAFETY: written on success.
+        Ok(unsafe { can.assume_init() } != 0)
+    }
+
+    pub(crate) fn enable_peer_access(peer: i32) -> Result<()> {
+        // SAFETY: plain values; flags must be 0.
+        check("aclrtDeviceEnablePeerAccess", unsafe {
+            (api().aclrtDeviceEnablePeerAccess)(peer, 0)
+        })
+    }
+
+    pub(crate) fn disable_peer_access(peer: i32) -> Result<()> {
+        // SAFETY: plain value.
+        check("aclrtDeviceDisablePeerAccess", unsafe {
+            (api().aclrtDeviceDisablePeerAccess)(peer)
+        })
+    }
+
+    pub(crate) fn mem_info(attr: sys::aclrtMemAttr) -> Result<(usize, usize)> {
+        let (mut free, mut total) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+        // SAFETY: valid out-pointers; the runtime validates attr.
+        check("aclrtGetMemInfo", unsafe {
+            (api().aclrtGetMemInfo)(attr, free.as_mut_ptr(), total.as_mut_ptr())
+        })?;
+        // SAFETY: both written on success.
+        Ok(unsafe { (free.assume_init(), total.assume_init()) })
+    }
+}
+
+/// Contexts: create, destroy, get and set the current one.
+pub(crate) mod context {
+    use super::*;
+
+    pub(crate) fn create(device: i32) -> Result<sys::aclrtContext> {
+        let mut c = MaybeUninit::uninit();
+        // SAFETY: valid out-pointer.
+        check("aclrtCreateContext", unsafe {
+            (api().aclrtCreateContext)(c.as_mut_ptr(), device)
+        })?;
+        // SAFETY: written on success.
+        Ok(unsafe { c.assume_init() })
+    }
+
+    /// # Safety
+    /// `ctx` is a live context created by `create` and not the default context.
+    pub(crate) unsafe fn destroy(ctx: sys::aclrtContext) -> Result<()> {
+        // SAFETY: the caller guarantees a live, owned context.
+        check("aclrtDestroyContext", unsafe {
+            (api().aclrtDestroyContext)(ctx)
+        })
+    }
+
+    pub(crate) fn current() -> Result<sys::aclrtContext> {
+        let mut c = MaybeUninit::uninit();
+        // SAFETY: valid out-pointer.
+        check("aclrtGetCurrentContext", unsafe {
+            (api().aclrtGetCurrentContext)(c.as_mut_ptr())
+        })?;
+        // SAFETY: written on success.
+        Ok(unsafe { c.assume_init() })
+    }
+
+    /// # Safety
+    /// `ctx` is a live context (or NULL where the runtime allows it).
+    pub(crate) unsafe fn set_current(ctx: sys::aclrtContext) -> Result<()> {
+        // SAFETY: the caller guarantees the handle.
+        check("aclrtSetCurrentContext", unsafe {
+            (api().aclrtSetCurrentContext)(ctx)
+        })
+    }
+}
+
+/// Streams.
+pub(crate) mod stream {
+    use super::*;
+
+    pub(crate) fn create(priority: u32, flags: u32) -> Result<sys::aclrtStream> {
+        let mut s = MaybeUninit::uninit();
+        // SAFETY: valid out-pointer, plain values.
+        check("aclrtCreateStreamWithConfig", unsafe {
+            (api().aclrtCreateStreamWithConfig)(s.as_mut_ptr(), priority, flags)
+        })?;
+        // SAFETY: written on success.
+        Ok(unsafe { s.assume_init() })
+    }
+
+    /// # Safety
+    /// `s` is a live stream owned by the caller; it is invalid afterwards.
+    pub(crate) unsafe fn destroy(s: sys::aclrtStream) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtDestroyStream", unsafe {
+            (api().aclrtDestroyStream)(s)
+        })
+    }
+
+    /// # Safety
+    /// As [`destroy`].
+    pub(crate) unsafe fn destroy_force(s: sys::aclrtStream) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtDestroyStreamForce", unsafe {
+            (api().aclrtDestroyStreamForce)(s)
+        })
+    }
+
+    /// # Safety
+    /// `s` is a live stream.
+    pub(crate) unsafe fn synchronize(s: sys::aclrtStream) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtSynchronizeStream", unsafe {
+            (api().aclrtSynchronizeStream)(s)
+        })
+    }
+
+    /// # Safety
+    /// `s` is a live stream.
+    pub(crate) unsafe fn synchronize_timeout(s: sys::aclrtStream, ms: i32) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtSynchronizeStreamWithTimeout", unsafe {
+            (api().aclrtSynchronizeStreamWithTimeout)(s, ms)
+        })
+    }
+
+    /// # Safety
+    /// `s` is a live stream.
+    pub(crate) unsafe fn query(s: sys::aclrtStream) -> Result<sys::aclrtStreamStatus> {
+        let mut st = MaybeUninit::uninit();
+        // SAFETY: caller's guarantee; valid out-pointer.
+        check("aclrtStreamQuery", unsafe {
+            (api().aclrtStreamQuery)(s, st.as_mut_ptr())
+        })?;
+        // SAFETY: written on success.
+        Ok(unsafe { st.assume_init() })
+    }
+
+    /// # Safety
+    /// `s` is a live stream.
+    pub(crate) unsafe fn priority(s: sys::aclrtStream) -> Result<u32> {
+        let mut p = MaybeUninit::uninit();
+        // SAFETY: caller's guarantee; valid out-pointer.
+        check("aclrtStreamGetPriority", unsafe {
+            (api().aclrtStreamGetPriority)(s, p.as_mut_ptr())
+        })?;
+        // SAFETY: written on success.
+        Ok(unsafe { p.assume_init() })
+    }
+
+    /// # Safety
+    /// `s` is a live stream.
+    pub(crate) unsafe fn flags(s: sys::aclrtStream) -> Result<u32> {
+        let mut f = MaybeUninit::uninit();
+        // SAFETY: caller's guarantee; valid out-pointer.
+        check("aclrtStreamGetFlags", unsafe {
+            (api().aclrtStreamGetFlags)(s, f.as_mut_ptr())
+        })?;
+        // SAFETY: written on success.
+        Ok(unsafe { f.assume_init() })
+    }
+
+    /// # Safety
+    /// `s` is a live stream.
+    pub(crate) unsafe fn set_failure_mode(s: sys::aclrtStream, mode: u64) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtSetStreamFailureMode", unsafe {
+            (api().aclrtSetStreamFailureMode)(s, mode)
+        })
+    }
+
+    /// # Safety
+    /// `s` and `e` are live.
+    pub(crate) unsafe fn wait_event(s: sys::aclrtStream, e: sys::aclrtEvent) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtStreamWaitEvent", unsafe {
+            (api().aclrtStreamWaitEvent)(s, e)
+        })
+    }
+
+    /// # Safety
+    /// `s` is live; `f(arg)` is sound to call once on a runtime thread.
+    pub(crate) unsafe fn launch_host_func(
+        s: sys::aclrtStream,
+        f: unsafe extern "C" fn(*mut c_void),
+        arg: *mut c_void,
+    ) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtLaunchHostFunc", unsafe {
+            (api().aclrtLaunchHostFunc)(s, Some(f), arg)
+        })
+    }
+}
+
+/// Events.
+pub(crate) mod event {
+    use super::*;
+
+    pub(crate) fn create(flags: Option<u32>) -> Result<sys::aclrtEvent> {
+        let mut e = MaybeUninit::uninit();
+        match flags {
+            // SAFETY: valid out-pointer.
+            None => check("aclrtCreateEvent", unsafe {
+                (api().aclrtCreateEvent)(e.as_mut_ptr())
+            })?,
+            // SAFETY: valid out-pointer; the runtime validates the flags.
+            Some(f) => check("aclrtCreateEventWithFlag", unsafe {
+                (api().aclrtCreateEventWithFlag)(e.as_mut_ptr(), f)
+            })?,
+        }
+        // SAFETY: written on success.
+        Ok(unsafe { e.assume_init() })
+    }
+
+    /// # Safety
+    /// `e` is a live event owned by the caller; invalid afterwards.
+    pub(crate) unsafe fn destroy(e: sys::aclrtEvent) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtDestroyEvent", unsafe { (api().aclrtDestroyEvent)(e) })
+    }
+
+    /// # Safety
+    /// `e` and `s` are live.
+    pub(crate) unsafe fn record(e: sys::aclrtEvent, s: sys::aclrtStream) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtRecordEvent", unsafe {
+            (api().aclrtRecordEvent)(e, s)
+        })
+    }
+
+    /// # Safety
+    /// `e` and `s` are live.
+    pub(crate) unsafe fn reset(e: sys::aclrtEvent, s: sys::aclrtStream) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtResetEvent", unsafe { (api().aclrtResetEvent)(e, s) })
+    }
+
+    /// # Safety
+    /// `e` is live.
+    pub(crate) unsafe fn query_status(e: sys::aclrtEvent) -> Result<sys::aclrtEventRecordedStatus> {
+        let mut st = MaybeUninit::uninit();
+        // SAFETY: caller's guarantee; valid out-pointer.
+        check("aclrtQueryEventStatus", unsafe {
+            (api().aclrtQueryEventStatus)(e, st.as_mut_ptr())
+        })?;
+        // SAFETY: written on success.
+        Ok(unsafe { st.assume_init() })
+    }
+
+    /// # Safety
+    /// `e` is live.
+    pub(crate) unsafe fn synchronize(e: sys::aclrtEvent) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtSynchronizeEvent", unsafe {
+            (api().aclrtSynchronizeEvent)(e)
+        })
+    }
+
+    /// # Safety
+    /// `e` is live.
+    pub(crate) unsafe fn synchronize_timeout(e: sys::aclrtEvent, ms: i32) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtSynchronizeEventWithTimeout", unsafe {
+            (api().aclrtSynchronizeEventWithTimeout)(e, ms)
+        })
+    }
+
+    /// # Safety
+    /// Both events are live.
+    pub(crate) unsafe fn elapsed_ms(start: sys::aclrtEvent, end: sys::aclrtEvent) -> Result<f32> {
+        let mut ms = MaybeUninit::uninit();
+        // SAFETY: caller's guarantee; valid out-pointer.
+        check("aclrtEventElapsedTime", unsafe {
+            (api().aclrtEventElapsedTime)(ms.as_mut_ptr(), start, end)
+        })?;
+        // SAFETY: written on success.
+        Ok(unsafe { ms.assume_init() })
+    }
+}
+
+/// Memory: allocation, free, registration, memset, copies.
+pub(crate) mod memory {
+    use super::*;
+
+    pub(crate) fn malloc(size: usize, policy: u32) -> Result<*mut c_void> {
+        let mut p = MaybeUninit::uninit();
+        // SAFETY: valid out-pointer; the runtime validates size and policy.
+        check("aclrtMalloc", unsafe {
+            (api().aclrtMalloc)(p.as_mut_ptr(), size, policy)
+        })?;
+        // SAFETY: written on success.
+        Ok(unsafe { p.assume_init() })
+    }
+
+    /// # Safety
+    /// `p` was returned by `malloc` and is not used afterwards.
+    pub(crate) unsafe fn free(p: *mut c_void) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtFree", unsafe { (api().aclrtFree)(p) })
+    }
+
+    pub(crate) fn malloc_host(size: usize) -> Result<*mut c_void> {
+        let mut p = MaybeUninit::uninit();
+        // SAFETY: valid out-pointer.
+        check("aclrtMallocHost", unsafe {
+            (api().aclrtMallocHost)(p.as_mut_ptr(), size)
+        })?;
+        // SAFETY: written on success.
+        Ok(unsafe { p.assume_init() })
+    }
+
+    /// # Safety
+    /// `p` was returned by `malloc_host` and is not used afterwards.
+    pub(crate) unsafe fn free_host(p: *mut c_void) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtFreeHost", unsafe { (api().aclrtFreeHost)(p) })
+    }
+
+    /// # Safety
+    /// `p..p+size` is host memory that stays allocated until `host_unregister`.
+    pub(crate) unsafe fn host_register(
+        p: *mut c_void,
+        size: u64,
+        ty: sys::aclrtHostRegisterType,
+    ) -> Result<*mut c_void> {
+        let mut dev = MaybeUninit::uninit();
+        // SAFETY: caller's guarantee; valid out-pointer.
+        check("aclrtHostRegister", unsafe {
+            (api().aclrtHostRegister)(p, size, ty, dev.as_mut_ptr())
+        })?;
+        // SAFETY: written on success.
+        Ok(unsafe { dev.assume_init() })
+    }
+
+    /// # Safety
+    /// As [`host_register`].
+    pub(crate) unsafe fn host_register_v2(p: *mut c_void, size: u64, flags: u32) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtHostRegisterV2", unsafe {
+            (api().aclrtHostRegisterV2)(p, size, flags)
+        })
+    }
+
+    /// # Safety
+    /// `p` is registered host memory.
+    pub(crate) unsafe fn host_device_pointer(p: *mut c_void) -> Result<*mut c_void> {
+        let mut dev = MaybeUninit::uninit();
+        // SAFETY: caller's guarantee; valid out-pointer.
+        check("aclrtHostGetDevicePointer", unsafe {
+            (api().aclrtHostGetDevicePointer)(p, dev.as_mut_ptr(), 0)
+        })?;
+        // SAFETY: written on success.
+        Ok(unsafe { dev.assume_init() })
+    }
+
+    /// # Safety
+    /// `p` was registered with `host_register`.
+    pub(crate) unsafe fn host_unregister(p: *mut c_void) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtHostUnregister", unsafe {
+            (api().aclrtHostUnregister)(p)
+        })
+    }
+
+    /// # Safety
+    /// `p` is a valid pointer (any memory).
+    pub(crate) unsafe fn pointer_attributes(p: *const c_void) -> Result<sys::aclrtPtrAttributes> {
+        let mut a = MaybeUninit::uninit();
+        // SAFETY: caller's guarantee; valid out-pointer.
+        check("aclrtPointerGetAttributes", unsafe {
+            (api().aclrtPointerGetAttributes)(p, a.as_mut_ptr())
+        })?;
+        // SAFETY: written on success.
+        Ok(unsafe { a.assume_init() })
+    }
+
+    /// # Safety
+    /// `dst..dst+max` is device memory the caller may write; `count <= max`.
+    #[inline]
+    pub(crate) unsafe fn memset(
+        dst: *mut c_void,
+        max: usize,
+        value: u8,
+        count: usize,
+    ) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtMemset", unsafe {
+            (api().aclrtMemset)(dst, max, i32::from(value), count)
+        })
+    }
+
+    /// # Safety
+    /// As [`memset`], and `s` is live; the memory stays valid until the stream's work is done.
+    pub(crate) unsafe fn memset_async(
+        dst: *mut c_void,
+        max: usize,
+        value: u8,
+        count: usize,
+        s: sys::aclrtStream,
+    ) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtMemsetAsync", unsafe {
+            (api().aclrtMemsetAsync)(dst, max, i32::from(value), count, s)
+        })
+    }
+
+    /// # Safety
+    /// `dst..dst+max` writable, `src..src+count` readable, each in the memory kind the runtime
+    /// expects for `kind`.
+    #[inline(always)]
+    pub(crate) unsafe fn memcpy(
+        dst: *mut c_void,
+        max: usize,
+        src: *const c_void,
+        count: usize,
+        kind: sys::aclrtMemcpyKind,
+    ) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtMemcpy", unsafe {
+            (api().aclrtMemcpy)(dst, max, src, count, kind)
+        })
+    }
+
+    /// # Safety
+    /// As [`memcpy`], `s` is live, and both ranges stay valid and untouched by the host until the
+    /// stream's work is done.
+    #[inline]
+    pub(crate) unsafe fn memcpy_async(
+        dst: *mut c_void,
+        max: usize,
+        src: *const c_void,
+        count: usize,
+        kind: sys::aclrtMemcpyKind,
+        s: sys::aclrtStream,
+    ) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtMemcpyAsync", unsafe {
+            (api().aclrtMemcpyAsync)(dst, max, src, count, kind, s)
+        })
+    }
+
+    /// # Safety
+    /// The pitched regions are valid for `height` rows of `width` bytes.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn memcpy_2d(
+        dst: *mut c_void,
+        dpitch: usize,
+        src: *const c_void,
+        spitch: usize,
+        width: usize,
+        height: usize,
+        kind: sys::aclrtMemcpyKind,
+    ) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtMemcpy2d", unsafe {
+            (api().aclrtMemcpy2d)(dst, dpitch, src, spitch, width, height, kind)
+        })
+    }
+
+    /// # Safety
+    /// As [`memcpy_2d`], `s` is live and the regions stay valid until the stream's work is done.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn memcpy_2d_async(
+        dst: *mut c_void,
+        dpitch: usize,
+        src: *const c_void,
+        spitch: usize,
+        width: usize,
+        height: usize,
+        kind: sys::aclrtMemcpyKind,
+        s: sys::aclrtStream,
+    ) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtMemcpy2dAsync", unsafe {
+            (api().aclrtMemcpy2dAsync)(dst, dpitch, src, spitch, width, height, kind, s)
+        })
+    }
+
+    /// # Safety
+    /// Every `(dsts[i], dst_maxs[i])` is writable, every `(srcs[i], sizes[i])` readable; arrays
+    /// have equal length; `attrs`/`attr_indexes` have equal length.
+    pub(crate) unsafe fn memcpy_batch(
+        dsts: &mut [*mut c_void],
+        dst_maxs: &mut [usize],
+        srcs: &mut [*mut c_void],
+        sizes: &mut [usize],
+        attrs: &mut [sys::aclrtMemcpyBatchAttr],
+        attr_indexes: &mut [usize],
+    ) -> Result<(), (crate::Error, usize)> {
+        let mut fail = usize::MAX;
+        // SAFETY: caller's guarantee; array lengths passed alongside.
+        let code = unsafe {
+            (api().aclrtMemcpyBatch)(
+                dsts.as_mut_ptr(),
+                dst_maxs.as_mut_ptr(),
+                srcs.as_mut_ptr(),
+                sizes.as_mut_ptr(),
+                dsts.len(),
+                attrs.as_mut_ptr(),
+                attr_indexes.as_mut_ptr(),
+                attrs.len(),
+                &mut fail,
+            )
+        };
+        check("aclrtMemcpyBatch", code).map_err(|e| (e, fail))
+    }
+}
+
+/// The subscribe/report callback model.
+pub(crate) mod report {
+    use super::*;
+
+    /// # Safety
+    /// `s` is live.
+    pub(crate) unsafe fn subscribe(thread: u64, s: sys::aclrtStream) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtSubscribeReport", unsafe {
+            (api().aclrtSubscribeReport)(thread, s)
+        })
+    }
+
+    /// # Safety
+    /// `s` is live.
+    pub(crate) unsafe fn unsubscribe(thread: u64, s: sys::aclrtStream) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtUnSubscribeReport", unsafe {
+            (api().aclrtUnSubscribeReport)(thread, s)
+        })
+    }
+
+    pub(crate) fn process(timeout_ms: i32) -> Result<()> {
+        // SAFETY: plain value.
+        check("aclrtProcessReport", unsafe {
+            (api().aclrtProcessReport)(timeout_ms)
+        })
+    }
+
+    /// # Safety
+    /// `s` is live and subscribed; `f(arg)` is sound to call once on the report thread.
+    pub(crate) unsafe fn launch_callback(
+        f: unsafe extern "C" fn(*mut c_void),
+        arg: *mut c_void,
+        block: sys::aclrtCallbackBlockType,
+        s: sys::aclrtStream,
+    ) -> Result<()> {
+        // SAFETY: caller's guarantee.
+        check("aclrtLaunchCallback", unsafe {
+            (api().aclrtLaunchCallback)(Some(f), arg, block, s)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    /// Every C function called in this module is in the API map, and nothing else is.
+    #[test]
+    fn api_map_matches_the_ffi_calls() {
+        let src = include_str!("result.rs");
+        let called: BTreeSet<&str> = src
+            .split("api().")
+            .skip(1)
+            .chain(src.split("(api.").skip(1))
+            .filter_map(|s| s.split(')').next())
+            .filter(|s| s.starts_with("acl") && s.chars().all(|c| c.is_ascii_alphanumeric()))
+            .collect();
+        let tsv = include_str!("../scripts/api-map.tsv");
+        let mapped: BTreeSet<&str> = tsv
+            .lines()
+            .filter_map(|l| l.split('\t').next())
+            .filter(|s| !s.is_empty())
+            .collect();
+        assert_eq!(called, mapped);
+        let doc = include_str!("../../../docs/api-map.md");
+        for name in &mapped {
+            assert!(
+                doc.contains(&format!("| `{name}` |")),
+                "{name} missing from docs/api-map.md"
+            );
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The process-wide runtime: backend choice, `aclInit`/`aclFinalize`, backend information.
+//!
+//! [`Runtime`] is a cheap, clonable handle. The first handle of a process (or the first after
+//! every handle was dropped) installs the backend and calls `aclInit`; the last one to go calls
+//! `aclFinalize`. Every [`Device`] borrows a `Runtime`, and every stream, event and buffer borrows
+//! its device, so the compiler rejects any handle that would outlive the `aclFinalize` it depends
+//! on. Threads create their own handles (or clone one: `Runtime` is `Send + Sync`) and share the
+//! one initialisation.
+
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::result;
+use ascendcl_sys as sys;
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+
+pub use ascendcl_sys::{BackendKind, Choice as BackendChoice, LoadError, LoadFailure};
+
+/// Number of live `Runtime` handles. `aclInit` runs at 0 → 1, `aclFinalize` at 1 → 0.
+static HANDLES: Mutex<usize> = Mutex::new(0);
+
+fn handles() -> std::sync::MutexGuard<'static, usize> {
+    HANDLES.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A handle on the initialised runtime (`aclInit` … `aclFinalize`).
+///
+/// Cheap to clone, `Send + Sync`. The first handle of the process initialises the runtime, the
+/// last one to be dropped finalises it; a later handle initialises it again (the emulator allows
+/// it; for a runtime that does not, keep one handle alive, e.g. [`Runtime::global`]).
+///
+/// | operation | C function |
+/// |---|---|
+/// | [`Runtime::new`], [`Runtime::with_backend`] | backend load, `aclInit` |
+/// | drop of the last handle, [`Runtime::finalize`] | `aclFinalize` |
+/// | [`Runtime::device`] | `aclrtSetDevice` |
+/// | [`Runtime::device_count`] | `aclrtGetDeviceCount` |
+/// | [`Runtime::backend`] | `aclrtGetSocName`, `aclrtGetVersion` |
+#[derive(Debug)]
+pub struct Runtime {
+    _private: (),
+}
+
+impl Runtime {
+    /// Initialises the runtime on the backend named by `ASCENDCL_BACKEND` (`cann`, `emulator`,
+    /// `auto`; unset: CANN when found, else the emulator when compiled in).
+    ///
+    /// ```
+    /// let rt = ascendcl::Runtime::new()?;
+    /// let again = rt.clone(); // shares the one aclInit
+    /// # drop(again);
+    /// # Ok::<(), ascendcl::Error>(())
+    /// ```
+    pub fn new() -> Result<Runtime> {
+        Runtime::with_backend(BackendChoice::from_env()?)
+    }
+
+    /// Initialises the runtime on an explicit backend. The backend of a process is chosen once:
+    /// asking for a different one later is [`LoadError::AlreadyChosen`].
+    pub fn with_backend(choice: BackendChoice) -> Result<Runtime> {
+        install_backend(choice)?;
+        let mut n = handles();
+        if *n == 0 {
+            match result::init::init() {
+                Ok(()) => {}
+                // Someone else (raw FFI) initialised the runtime: share it.
+                Err(e) if e.code() == Some(sys::ACL_ERROR_REPEAT_INITIALIZE) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        *n += 1;
+        Ok(Runtime { _private: () })
+    }
+
+    /// `aclrtGetDeviceCount`: how many devices the backend sees.
+    pub fn device_count(&self) -> Result<u32> {
+        result::device::count()
+    }
+
+    /// Opens device `id` on the calling thread (`aclrtSetDevice`), making its default context
+    /// current. Dropping the [`Device`] calls `aclrtResetDevice`.
+    pub fn device(&self, id: i32) -> Result<Device<'_>> {
+        Device::open(self, id)
+    }
+
+    /// What the active backend is and what it found.
+    pub fn backend(&self) -> BackendInfo {
+        let active = sys::active();
+        BackendInfo {
+            kind: active.map(|b| b.kind),
+            library: active.and_then(|b| b.library.clone()),
+            description: active.map(|b| b.description.clone()).unwrap_or_default(),
+            missing: active.map(|b| b.missing.clone()).unwrap_or_default(),
+            soc_name: result::diag::soc_name(),
+            version: result::diag::version()
+                .ok()
+                .map(|(major, minor, patch)| AclVersion {
+                    major,
+                    minor,
+                    patch,
+                }),
+        }
+    }
+
+    /// Releases this handle and reports the `aclFinalize` result when it was the last one
+    /// (dropping does the same, reporting a failure through
+    /// [`take_drop_errors`](crate::take_drop_errors)).
+    pub fn finalize(self) -> Result<()> {
+        let r = release();
+        std::mem::forget(self);
+        r
+    }
+
+    /// A process-wide handle that is never dropped: the runtime stays initialised until the
+    /// process exits (`aclFinalize` is then not called). Handy for programs and tests that open
+    /// devices from many places, and for CANN versions that refuse `aclInit` after `aclFinalize`
+    /// in one process. The backend comes from `ASCENDCL_BACKEND`, as for [`Runtime::new`].
+    pub fn global() -> Result<&'static Runtime> {
+        static GLOBAL: OnceLock<Runtime> = OnceLock::new();
+        if let Some(r) = GLOBAL.get() {
+            return Ok(r);
+        }
+        let r = Runtime::new()?;
+        // A racing thread may have set it first; `r` is then dropped (one handle fewer).
+        Ok(GLOBAL.get_or_init(|| r))
+    }
+
+    /// How many `Runtime` handles are alive in this process.
+    pub fn handle_count() -> usize {
+        *handles()
+    }
+}
+
+fn release() -> Result<()> {
+    let mut n = handles();
+    *n = n.saturating_sub(1);
+    if *n == 0 {
+        result::init::finalize()
+    } else {
+        Ok(())
+    }
+}
+
+impl Clone for Runtime {
+    fn clone(&self) -> Self {
+        *handles() += 1;
+        Runtime { _private: () }
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        crate::drop_errors::report(release());
+    }
+}
+
+/// Installs the backend for `choice` (once per process) without initialising the runtime.
+/// [`Runtime::new`] does this itself; call it to learn early which backend would be used.
+pub fn install_backend(choice: BackendChoice) -> Result<&'static sys::Backend> {
+    #[cfg(feature = "emulator")]
+    let emulator: Option<fn() -> sys::Backend> = Some(ascendcl_emu::backend);
+    #[cfg(not(feature = "emulator"))]
+    let emulator: Option<fn() -> sys::Backend> = None;
+    choice.install(emulator).map_err(Error::from)
+}
+
+/// The ACL version reported by `aclrtGetVersion`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct AclVersion {
+    /// Major version.
+    pub major: i32,
+    /// Minor version.
+    pub minor: i32,
+    /// Patch version.
+    pub patch: i32,
+}
+
+impl std::fmt::Display for AclVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+/// What the active backend is and what it found ([`Runtime::backend`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BackendInfo {
+    /// CANN (loaded or linked), the emulator, or another in-process backend.
+    pub kind: Option<BackendKind>,
+    /// The runtime library loaded, for CANN.
+    pub library: Option<PathBuf>,
+    /// One line describing the backend.
+    pub description: String,
+    /// Functions the backend lacks (calling them gives [`Error::MissingSymbol`]).
+    pub missing: Vec<&'static str>,
+    /// `aclrtGetSocName`, e.g. `Ascend910B2`.
+    pub soc_name: Option<String>,
+    /// `aclrtGetVersion`.
+    pub version: Option<AclVersion>,
+}
+
+impl BackendInfo {
+    /// Whether the host emulator is active.
+    pub fn is_emulator(&self) -> bool {
+        self.kind == Some(BackendKind::Emulator)
+    }
+}

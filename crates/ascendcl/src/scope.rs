@@ -1,0 +1,351 @@
+//! Sound asynchronous work on a stream: [`Stream::scope`].
+//!
+//! The hazard of an asynchronous copy is that the host frees, moves or writes a buffer while the
+//! device still reads or writes it. A guard returned to the caller cannot prevent that
+//! (`mem::forget` defeats it). Instead, like `std::thread::scope`, [`Stream::scope`] runs a
+//! closure and **itself** waits for the stream before returning — on success, on error and on
+//! panic (an internal drop guard) — and every buffer handed to the scope is borrowed for the
+//! whole scope:
+//!
+//! * sources are borrowed shared (`&'scope`): the host cannot write or free them while the copy
+//!   may run;
+//! * destinations are borrowed exclusively (`&'scope mut`): the host can neither read nor touch
+//!   them;
+//! * a buffer used by several operations of the scope is [`Scope::claim`]ed once: the scope then
+//!   holds the exclusive borrow and hands out a copyable [`Claimed`] region that later
+//!   operations on the same stream (ordered by the stream) may read and write.
+//!
+//! Buffers created inside the closure cannot be used (they would be dropped before the scope
+//! waits): the borrow checker rejects them. Pageable host memory is accepted too: the runtime
+//! completes such copies before the enqueue returns, and the scope's borrows cover them anyway.
+
+use crate::context;
+use crate::copy::{self, Copy2d, CopyDest, CopySource, MemcpyKind, MemoryLocation, RawRegion};
+use crate::error::{Error, Result};
+use crate::event::Event;
+use crate::host_fn::HostFnHandle;
+use crate::memory::{DeviceRepr, resolve_range};
+use crate::result;
+use crate::stream::Stream;
+use ascendcl_sys as sys;
+use std::ffi::c_void;
+use std::marker::PhantomData;
+use std::ops::RangeBounds;
+
+/// The handle a [`Stream::scope`] closure enqueues work through.
+///
+/// | operation | C function |
+/// |---|---|
+/// | [`Scope::copy`] | `aclrtMemcpyAsync` |
+/// | [`Scope::fill_bytes`] | `aclrtMemsetAsync` |
+/// | [`Scope::copy_2d`] | `aclrtMemcpy2dAsync` |
+/// | [`Scope::launch_host_fn`] | `aclrtLaunchHostFunc` |
+/// | end of the scope | `aclrtSynchronizeStream` |
+#[derive(Debug)]
+pub struct Scope<'scope, 'env: 'scope> {
+    stream: &'env Stream<'env>,
+    _scope: PhantomData<&'scope mut &'scope ()>,
+    _env: PhantomData<&'env mut &'env ()>,
+}
+
+/// Memory a scope operation may read until the scope ends.
+///
+/// # Safety
+/// The region stays valid, unmoved and unwritten by the host until the end of `'scope`.
+pub unsafe trait AsyncSource<'scope> {
+    /// The element type.
+    type Elem: DeviceRepr;
+    /// The memory.
+    fn region(&self) -> RawRegion<Self::Elem>;
+}
+
+/// Memory a scope operation may write until the scope ends.
+///
+/// # Safety
+/// The region stays valid, unmoved and untouched by the host until the end of `'scope`.
+pub unsafe trait AsyncDest<'scope> {
+    /// The element type.
+    type Elem: DeviceRepr;
+    /// The memory.
+    fn region(&mut self) -> RawRegion<Self::Elem>;
+}
+
+// SAFETY: the shared borrow lasts for 'scope, so nobody writes or frees the memory.
+unsafe impl<'scope, S: CopySource + ?Sized> AsyncSource<'scope> for &'scope S {
+    type Elem = S::Elem;
+    fn region(&self) -> RawRegion<S::Elem> {
+        self.source_region()
+    }
+}
+
+// SAFETY: the exclusive borrow lasts for 'scope.
+unsafe impl<'scope, D: CopyDest + ?Sized> AsyncDest<'scope> for &'scope mut D {
+    type Elem = D::Elem;
+    fn region(&mut self) -> RawRegion<D::Elem> {
+        self.dest_region()
+    }
+}
+
+/// A buffer the scope holds exclusively until it ends ([`Scope::claim`]); copyable, so several
+/// operations of the stream (ordered by it) can read and write it.
+#[derive(Debug)]
+pub struct Claimed<'scope, T> {
+    region: RawRegion<T>,
+    _scope: PhantomData<&'scope mut [T]>,
+}
+
+impl<T> Clone for Claimed<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Claimed<'_, T> {}
+
+impl<'scope, T: DeviceRepr> Claimed<'scope, T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.region.len()
+    }
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.region.is_empty()
+    }
+    /// Where the memory is.
+    pub fn location(&self) -> MemoryLocation {
+        self.region.location()
+    }
+    /// The address, for FFI that enqueues work on the scope's stream (kernel arguments).
+    pub fn as_ptr(&self) -> *const T {
+        self.region.ptr()
+    }
+    /// The address, for FFI that writes it on the scope's stream.
+    pub fn as_mut_ptr(&self) -> *mut T {
+        self.region.ptr()
+    }
+    /// A part of the claimed memory; out of bounds is an error.
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<Claimed<'scope, T>> {
+        let (start, len) = resolve_range("Claimed::slice", range, self.region.len())?;
+        Ok(Claimed {
+            region: RawRegion::new(
+                self.region.ptr().wrapping_add(start),
+                len,
+                self.region.location(),
+            ),
+            _scope: PhantomData,
+        })
+    }
+}
+
+// SAFETY: the scope holds the exclusive borrow of the memory for 'scope.
+unsafe impl<'scope, T: DeviceRepr> AsyncSource<'scope> for Claimed<'scope, T> {
+    type Elem = T;
+    fn region(&self) -> RawRegion<T> {
+        self.region
+    }
+}
+// SAFETY: as above.
+unsafe impl<'scope, T: DeviceRepr> AsyncDest<'scope> for Claimed<'scope, T> {
+    type Elem = T;
+    fn region(&mut self) -> RawRegion<T> {
+        self.region
+    }
+}
+
+impl<'scope, 'env> Scope<'scope, 'env> {
+    /// The stream's raw handle, for FFI that enqueues work (kernel launches) on it.
+    pub fn as_raw(&self) -> sys::aclrtStream {
+        self.stream.as_raw()
+    }
+
+    /// The scope's stream, for APIs that take a `&Stream` (for example kernel launchers). Work
+    /// enqueued through it is waited for by the scope like the rest.
+    pub fn stream(&self) -> &'env Stream<'env> {
+        self.stream
+    }
+
+    /// The device id of the stream.
+    pub fn device_id(&self) -> i32 {
+        self.stream.device_id()
+    }
+
+    /// Takes `buf` for the rest of the scope and returns a copyable region of it, usable by
+    /// several operations.
+    pub fn claim<D: CopyDest + ?Sized>(&self, buf: &'scope mut D) -> Claimed<'scope, D::Elem> {
+        Claimed {
+            region: buf.dest_region(),
+            _scope: PhantomData,
+        }
+    }
+
+    /// Enqueues a copy of `src` into `dst` (`aclrtMemcpyAsync`); lengths must be equal, buffers
+    /// of two devices are rejected, the direction follows from the locations.
+    pub fn copy<D, S>(&self, mut dst: D, src: S) -> Result<()>
+    where
+        D: AsyncDest<'scope>,
+        S: AsyncSource<'scope, Elem = D::Elem>,
+    {
+        let (d, s) = (dst.region(), src.region());
+        // SAFETY: both regions are borrowed for 'scope and the scope waits for the stream before
+        // 'scope ends.
+        unsafe { copy::copy_regions_async(d, s, self.stream.as_raw()) }
+    }
+
+    /// Enqueues setting every byte of device memory `dst` to `value` (`aclrtMemsetAsync`).
+    pub fn fill_bytes<D: AsyncDest<'scope>>(&self, mut dst: D, value: u8) -> Result<()> {
+        let d = dst.region();
+        if d.location().device().is_none() {
+            return Err(Error::argument(
+                "aclrtMemsetAsync",
+                "the destination must be device memory",
+            ));
+        }
+        if d.bytes() == 0 {
+            return Ok(());
+        }
+        // SAFETY: the region is borrowed for 'scope; the scope waits before 'scope ends.
+        unsafe {
+            result::memory::memset_async(
+                d.ptr().cast(),
+                d.bytes(),
+                value,
+                d.bytes(),
+                self.stream.as_raw(),
+            )
+        }
+    }
+
+    /// Enqueues a 2D copy (`aclrtMemcpy2dAsync`): host to device, device to host or device to
+    /// device; bounds are checked against both buffers.
+    pub fn copy_2d<D, S>(&self, mut dst: D, src: S, geometry: Copy2d) -> Result<()>
+    where
+        D: AsyncDest<'scope>,
+        S: AsyncSource<'scope, Elem = D::Elem>,
+    {
+        let (d, s) = (dst.region(), src.region());
+        if let (Some(x), Some(y)) = (d.location().device(), s.location().device())
+            && x != y
+        {
+            return Err(Error::argument(
+                "aclrtMemcpy2dAsync",
+                "buffers of two devices need peer access",
+            ));
+        }
+        let Some([dp, sp, w, h]) = copy::check_2d("aclrtMemcpy2dAsync", &d, &s, geometry)? else {
+            return Ok(());
+        };
+        let kind = MemcpyKind::between(s.location(), d.location());
+        // SAFETY: the pitched regions lie within buffers borrowed for 'scope; the scope waits
+        // before 'scope ends.
+        unsafe {
+            result::memory::memcpy_2d_async(
+                d.ptr().cast(),
+                dp,
+                s.ptr().cast::<c_void>().cast_const(),
+                sp,
+                w,
+                h,
+                kind.into(),
+                self.stream.as_raw(),
+            )
+        }
+    }
+
+    /// Records `event` on the scope's stream.
+    pub fn record_event(&self, event: &Event<'_>) -> Result<()> {
+        event.record(self.stream)
+    }
+
+    /// Makes the scope's stream wait for `event`.
+    pub fn wait_event(&self, event: &Event<'_>) -> Result<()> {
+        self.stream.wait_event(event)
+    }
+
+    /// Enqueues a host closure ([`Stream::launch_host_fn`]).
+    pub fn launch_host_fn<F: FnOnce() + Send + 'static>(&self, f: F) -> Result<HostFnHandle> {
+        self.stream.launch_host_fn(f)
+    }
+}
+
+/// Waits for the stream when dropped: the end of every scope, including unwinding.
+struct SyncOnExit {
+    stream: sys::aclrtStream,
+    ctx: sys::aclrtContext,
+    armed: bool,
+}
+
+impl SyncOnExit {
+    fn wait(&mut self) -> Result<()> {
+        self.armed = false;
+        // SAFETY: the stream is live: the scope borrows it.
+        let first = unsafe { result::stream::synchronize(self.stream) };
+        if first.is_ok() {
+            return first;
+        }
+        // The closure may have changed the current context: make the stream's current and wait
+        // again, so that the buffers are released only once the stream has stopped.
+        let _ = context::force_current(self.ctx);
+        // SAFETY: as above.
+        unsafe { result::stream::synchronize(self.stream) }.and(first)
+    }
+}
+
+impl Drop for SyncOnExit {
+    fn drop(&mut self) {
+        if self.armed {
+            crate::drop_errors::report(self.wait());
+        }
+    }
+}
+
+impl<'a> Stream<'a> {
+    /// Runs `f`, which enqueues asynchronous work on this stream through a [`Scope`], then waits
+    /// for the stream (`aclrtSynchronizeStream`) before returning — also when `f` fails or
+    /// panics. Buffers passed to the scope are borrowed until then, so safe code can neither
+    /// free, move nor touch them while the device may use them.
+    ///
+    /// Returns `f`'s error if it failed, else the synchronisation's (including a host function
+    /// that panicked).
+    ///
+    /// ```
+    /// use ascendcl::{DeviceBuffer, HostBuffer, MallocPolicy};
+    /// # let rt = ascendcl::Runtime::new()?;
+    /// let dev = rt.device(0)?;
+    /// let stream = dev.create_stream()?;
+    /// let src = HostBuffer::from_slice(&dev, &[1u8, 2, 3, 4])?;
+    /// let mut dev_buf = DeviceBuffer::<u8>::zeroed(&dev, 4, MallocPolicy::HugeFirst)?;
+    /// let mut out = HostBuffer::<u8>::zeroed(&dev, 4)?;
+    /// stream.scope(|s| {
+    ///     let d = s.claim(&mut dev_buf);
+    ///     s.copy(d, &src)?;      // host to device
+    ///     s.copy(&mut out, d)?;  // device to host, ordered after it
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!(&out[..], &[1, 2, 3, 4]);
+    /// # Ok::<(), ascendcl::Error>(())
+    /// ```
+    pub fn scope<'env, R, F>(&'env self, f: F) -> Result<R>
+    where
+        F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> Result<R>,
+        'a: 'env,
+    {
+        self.make_current()?;
+        let mut guard = SyncOnExit {
+            stream: self.as_raw(),
+            ctx: self.raw_context(),
+            armed: true,
+        };
+        // Shorten the stream's own lifetime parameter to 'env (covariant).
+        let stream: &'env Stream<'env> = self;
+        let scope = Scope {
+            stream,
+            _scope: PhantomData,
+            _env: PhantomData,
+        };
+        let r = f(&scope);
+        let synced = guard.wait().and_then(|()| self.shared.take_panic());
+        match r {
+            Ok(v) => synced.map(|()| v),
+            Err(e) => Err(e),
+        }
+    }
+}

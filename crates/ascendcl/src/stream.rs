@@ -1,0 +1,300 @@
+//! Streams: in-order queues of device work.
+//!
+//! A [`Stream`] borrows the [`Device`](crate::Device) or [`Context`](crate::Context) it was created
+//! in. Work is enqueued on it asynchronously: asynchronous copies through
+//! [`Stream::scope`] (sound: the scope waits for the stream before the borrowed buffers are
+//! released) or the `unsafe` unchecked calls; host closures through [`Stream::launch_host_fn`].
+
+use crate::context;
+use crate::copy::{CopyDest, CopySource};
+use crate::device::raw_enum;
+use crate::error::{Error, Result};
+use crate::event::Event;
+use crate::host_fn::{self, HostFnHandle};
+use crate::result;
+use ascendcl_sys as sys;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+bitflags::bitflags! {
+    /// Stream creation flags (`ACL_STREAM_*`), for
+    /// [`Device::create_stream_with`](crate::Device::create_stream_with).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    pub struct StreamFlags: u32 {
+        /// `ACL_STREAM_FAST_LAUNCH`
+        const FAST_LAUNCH = sys::ACL_STREAM_FAST_LAUNCH;
+        /// `ACL_STREAM_FAST_SYNC`
+        const FAST_SYNC = sys::ACL_STREAM_FAST_SYNC;
+        /// `ACL_STREAM_PERSISTENT`
+        const PERSISTENT = sys::ACL_STREAM_PERSISTENT;
+        /// `ACL_STREAM_HUGE`
+        const HUGE = sys::ACL_STREAM_HUGE;
+        /// `ACL_STREAM_CPU_SCHEDULE`
+        const CPU_SCHEDULE = sys::ACL_STREAM_CPU_SCHEDULE;
+        /// `ACL_STREAM_DEVICE_USE_ONLY`
+        const DEVICE_USE_ONLY = sys::ACL_STREAM_DEVICE_USE_ONLY;
+    }
+}
+
+raw_enum! {
+    /// Whether a stream's work is done (`aclrtStreamStatus`, from [`Stream::query`]).
+    pub enum StreamStatus: sys::aclrtStreamStatus {
+        /// `ACL_STREAM_STATUS_COMPLETE`
+        Complete = sys::ACL_STREAM_STATUS_COMPLETE,
+        /// `ACL_STREAM_STATUS_NOT_READY`
+        NotReady = sys::ACL_STREAM_STATUS_NOT_READY,
+        /// `ACL_STREAM_STATUS_RESERVED`
+        Reserved = sys::ACL_STREAM_STATUS_RESERVED,
+    }
+}
+
+raw_enum! {
+    /// What a stream does after a task fails (`aclrtSetStreamFailureMode`).
+    pub enum FailureMode: u64 {
+        /// `ACL_CONTINUE_ON_FAILURE` (the default): later tasks still run.
+        Continue = sys::ACL_CONTINUE_ON_FAILURE,
+        /// `ACL_STOP_ON_FAILURE`: the stream stops at the first failure.
+        Stop = sys::ACL_STOP_ON_FAILURE,
+    }
+}
+
+/// State shared between a stream and the host functions launched on it.
+#[derive(Debug, Default)]
+pub(crate) struct StreamShared {
+    panicked: AtomicBool,
+    message: Mutex<Option<String>>,
+}
+
+impl StreamShared {
+    pub(crate) fn record_panic(&self, message: String) {
+        let mut m = self.message.lock().unwrap_or_else(|p| p.into_inner());
+        m.get_or_insert(message);
+        self.panicked.store(true, Ordering::Release);
+    }
+
+    /// Takes a recorded host-function panic as an error.
+    pub(crate) fn take_panic(&self) -> Result<()> {
+        if !self.panicked.swap(false, Ordering::AcqRel) {
+            return Ok(());
+        }
+        let m = self
+            .message
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .unwrap_or_default();
+        Err(Error::HostFnPanicked { message: m })
+    }
+}
+
+/// A stream (`aclrtCreateStreamWithConfig` … `aclrtDestroyStream`).
+///
+/// | operation | C function |
+/// |---|---|
+/// | [`Device::create_stream`](crate::Device::create_stream), [`Device::create_stream_with`](crate::Device::create_stream_with) | `aclrtCreateStreamWithConfig` |
+/// | drop, [`Stream::destroy`] | `aclrtDestroyStream` |
+/// | [`Stream::destroy_force`] | `aclrtDestroyStreamForce` |
+/// | [`Stream::synchronize`] | `aclrtSynchronizeStream` |
+/// | [`Stream::synchronize_timeout`] | `aclrtSynchronizeStreamWithTimeout` |
+/// | [`Stream::query`] | `aclrtStreamQuery` |
+/// | [`Stream::set_failure_mode`] | `aclrtSetStreamFailureMode` |
+/// | [`Stream::priority`], [`Stream::flags`] | `aclrtStreamGetPriority`, `aclrtStreamGetFlags` |
+/// | [`Stream::wait_event`] | `aclrtStreamWaitEvent` |
+/// | [`Stream::record_event`] | `aclrtRecordEvent` |
+/// | [`Stream::launch_host_fn`] | `aclrtLaunchHostFunc` |
+/// | [`Stream::scope`] | `aclrtMemcpyAsync`, `aclrtMemsetAsync`, `aclrtMemcpy2dAsync` |
+///
+/// Not `Send`: it belongs to a context that is current per thread.
+#[derive(Debug)]
+pub struct Stream<'a> {
+    raw: sys::aclrtStream,
+    ctx: sys::aclrtContext,
+    device: i32,
+    pub(crate) shared: Arc<StreamShared>,
+    _owner: PhantomData<&'a ()>,
+}
+
+/// Milliseconds for a `*WithTimeout` call: `None` waits forever (-1); durations are rounded up
+/// to whole milliseconds and capped at `i32::MAX`.
+pub(crate) fn timeout_ms(t: Option<Duration>) -> i32 {
+    match t {
+        None => -1,
+        Some(d) => {
+            let ms = d.as_nanos().div_ceil(1_000_000);
+            i32::try_from(ms).unwrap_or(i32::MAX)
+        }
+    }
+}
+
+impl<'a> Stream<'a> {
+    pub(crate) fn create(
+        ctx: sys::aclrtContext,
+        device: i32,
+        flags: StreamFlags,
+        priority: u32,
+    ) -> Result<Stream<'a>> {
+        context::ensure_current(ctx)?;
+        let raw = result::stream::create(priority, flags.bits())?;
+        Ok(Stream {
+            raw,
+            ctx,
+            device,
+            shared: Arc::default(),
+            _owner: PhantomData,
+        })
+    }
+
+    /// The raw `aclrtStream`, for FFI (kernel launches). The stream stays owned by `self`.
+    pub fn as_raw(&self) -> sys::aclrtStream {
+        self.raw
+    }
+
+    /// The context the stream belongs to.
+    pub fn raw_context(&self) -> sys::aclrtContext {
+        self.ctx
+    }
+
+    /// The id of the device the stream belongs to.
+    pub fn device_id(&self) -> i32 {
+        self.device
+    }
+
+    /// Makes the stream's context current on this thread if this crate did not already; raw FFI
+    /// that enqueues work on [`Stream::as_raw`] calls this first.
+    pub fn make_current(&self) -> Result<()> {
+        context::ensure_current(self.ctx)
+    }
+
+    /// Blocks until all work on the stream is done (`aclrtSynchronizeStream`). A host function
+    /// launched on the stream that panicked is reported here as [`Error::HostFnPanicked`].
+    pub fn synchronize(&self) -> Result<()> {
+        self.make_current()?;
+        // SAFETY: `raw` is live while `self` is.
+        unsafe { result::stream::synchronize(self.raw) }?;
+        self.shared.take_panic()
+    }
+
+    /// As [`Stream::synchronize`], giving up after `timeout` (`None`: wait forever) with
+    /// `ACL_ERROR_RT_STREAM_SYNC_TIMEOUT` (`aclrtSynchronizeStreamWithTimeout`).
+    pub fn synchronize_timeout(&self, timeout: Option<Duration>) -> Result<()> {
+        self.make_current()?;
+        // SAFETY: `raw` is live while `self` is.
+        unsafe { result::stream::synchronize_timeout(self.raw, timeout_ms(timeout)) }?;
+        self.shared.take_panic()
+    }
+
+    /// Whether the stream's work is done, without blocking (`aclrtStreamQuery`).
+    pub fn query(&self) -> Result<StreamStatus> {
+        // SAFETY: `raw` is live while `self` is.
+        let raw = unsafe { result::stream::query(self.raw) }?;
+        StreamStatus::try_from(raw)
+    }
+
+    /// `query() == Complete`.
+    pub fn is_complete(&self) -> Result<bool> {
+        Ok(self.query()? == StreamStatus::Complete)
+    }
+
+    /// The stream's priority (`aclrtStreamGetPriority`; 0 is the highest).
+    pub fn priority(&self) -> Result<u32> {
+        // SAFETY: `raw` is live while `self` is.
+        unsafe { result::stream::priority(self.raw) }
+    }
+
+    /// The flags the stream was created with (`aclrtStreamGetFlags`); bits this crate does not
+    /// name are kept.
+    pub fn flags(&self) -> Result<StreamFlags> {
+        // SAFETY: `raw` is live while `self` is.
+        unsafe { result::stream::flags(self.raw) }.map(StreamFlags::from_bits_retain)
+    }
+
+    /// Sets what the stream does after a failed task (`aclrtSetStreamFailureMode`; once per
+    /// stream).
+    pub fn set_failure_mode(&self, mode: FailureMode) -> Result<()> {
+        // SAFETY: `raw` is live while `self` is.
+        unsafe { result::stream::set_failure_mode(self.raw, mode.into()) }
+    }
+
+    /// Makes later work on this stream wait for `event` (recorded on any stream)
+    /// (`aclrtStreamWaitEvent`).
+    pub fn wait_event(&self, event: &Event<'_>) -> Result<()> {
+        self.make_current()?;
+        // SAFETY: both handles are live while borrowed.
+        unsafe { result::stream::wait_event(self.raw, event.as_raw()) }
+    }
+
+    /// Records `event` on this stream (`aclrtRecordEvent`); same as [`Event::record`].
+    pub fn record_event(&self, event: &Event<'_>) -> Result<()> {
+        event.record(self)
+    }
+
+    /// Enqueues `f` to run on a runtime thread once the stream's earlier work is done
+    /// (`aclrtLaunchHostFunc`); later work waits for it.
+    ///
+    /// A panic in `f` is caught at the FFI boundary; it is reported by the returned handle
+    /// ([`HostFnHandle::wait`]) and by the stream's next [`synchronize`](Stream::synchronize).
+    /// Like every callback of the runtime, `f` must not synchronise or launch work on this
+    /// stream.
+    pub fn launch_host_fn<F>(&self, f: F) -> Result<HostFnHandle>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.make_current()?;
+        host_fn::launch(self, Box::new(f))
+    }
+
+    /// Enqueues an asynchronous copy without any lifetime checking (`aclrtMemcpyAsync`).
+    /// The lengths and devices are still checked.
+    ///
+    /// # Safety
+    /// Until the stream's work is done (a later synchronisation returned):
+    /// * neither `dst` nor `src` may be freed, moved or reallocated;
+    /// * the host must not write `src` nor read or write `dst`.
+    ///
+    /// [`Stream::scope`] is the safe form.
+    pub unsafe fn copy_async_unchecked<D, S>(&self, dst: &mut D, src: &S) -> Result<()>
+    where
+        D: CopyDest + ?Sized,
+        S: CopySource<Elem = D::Elem> + ?Sized,
+    {
+        self.make_current()?;
+        let (d, s) = (dst.dest_region(), src.source_region());
+        // SAFETY: the caller keeps both regions alive and untouched until the work is done.
+        unsafe { crate::copy::copy_regions_async(d, s, self.raw) }
+    }
+
+    /// Destroys the stream after its work is done (`aclrtDestroyStream`), reporting failure.
+    pub fn destroy(self) -> Result<()> {
+        let r = self.make_current();
+        let raw = self.into_raw_parts();
+        // SAFETY: `raw` is live and owned; consumed here.
+        r.and(unsafe { result::stream::destroy(raw) })
+    }
+
+    /// Disarms `Drop`, releasing the shared state, and returns the raw handle.
+    fn into_raw_parts(self) -> sys::aclrtStream {
+        let me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `me` is never used or dropped again, so the Arc is moved out exactly once.
+        drop(unsafe { std::ptr::read(&me.shared) });
+        me.raw
+    }
+
+    /// Destroys the stream at once, discarding work that has not started
+    /// (`aclrtDestroyStreamForce`), reporting failure.
+    pub fn destroy_force(self) -> Result<()> {
+        let r = self.make_current();
+        let raw = self.into_raw_parts();
+        // SAFETY: `raw` is live and owned; consumed here.
+        r.and(unsafe { result::stream::destroy_force(raw) })
+    }
+}
+
+impl Drop for Stream<'_> {
+    fn drop(&mut self) {
+        let _ = self.make_current();
+        // SAFETY: `raw` is live and owned; released once.
+        crate::drop_errors::report(unsafe { result::stream::destroy(self.raw) });
+    }
+}

@@ -1,0 +1,186 @@
+//! Tests that change process-wide emulator state (fault injection, forced resets, leak counts,
+//! finalisation). They run in their own test binary, one after another in a single test.
+
+mod common;
+
+use ascendcl::{DeviceBuffer, Error, HostBuffer, MallocPolicy, Runtime};
+use ascendcl_emu::{FaultSpec, clear_faults, inject_fault, inject_fault_with_code, leak_report};
+use common::*;
+use std::sync::Arc;
+
+#[test]
+fn isolated() {
+    no_leaks_and_finalize();
+    runtime_messages_are_captured();
+    error_paths_do_not_leak();
+    drop_failures_are_reported();
+    host_fn_launch_failure_reclaims_closure();
+    reset_force_releases_device();
+    clear_faults();
+    assert!(leak_report().is_clean(), "{}", leak_report());
+}
+
+fn no_leaks_and_finalize() {
+    let r = rt();
+    {
+        let d = r.device(0).unwrap();
+        assert_eq!(ascendcl_emu::device_refs(0), 1);
+        let s = d.create_stream().unwrap();
+        let e = d.create_event().unwrap();
+        let c = d.create_context().unwrap();
+        let b = DeviceBuffer::<u8>::zeroed(&d, 4096, MallocPolicy::HugeFirst).unwrap();
+        let h = HostBuffer::<u8>::zeroed(&d, 4096).unwrap();
+        let mut v = vec![0u8; 8192];
+        let reg = ascendcl::HostRegistration::new(&d, &mut v, ascendcl::HostRegisterType::Mapped)
+            .unwrap();
+        let live = leak_report();
+        assert_eq!(live.allocations, 1);
+        assert_eq!(live.host_allocations, 1);
+        assert_eq!(live.host_registrations, 1);
+        assert_eq!(live.streams, 1);
+        assert_eq!(live.events, 1);
+        assert_eq!(live.contexts, 1);
+        drop((reg, h, b, c, e, s));
+        assert!(leak_report().is_clean(), "{}", leak_report());
+    }
+    // Dropping the device reset it.
+    assert_eq!(ascendcl_emu::device_refs(0), 0);
+    assert!(ascendcl::take_drop_errors().is_empty());
+    assert_eq!(Runtime::handle_count(), 1);
+    r.finalize().unwrap();
+    assert_eq!(Runtime::handle_count(), 0);
+    // A second aclFinalize is refused by the runtime, so the count matters: re-init works.
+    let r = rt();
+    r.device(0).unwrap().synchronize().unwrap();
+    drop(r);
+    assert_eq!(Runtime::handle_count(), 0);
+}
+
+fn runtime_messages_are_captured() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    inject_fault("aclrtMemcpy", FaultSpec::Nth(1));
+    let mut b = DeviceBuffer::<u8>::zeroed(&d, 4, MallocPolicy::HugeFirst).unwrap();
+    let e = b.copy_from_host(&[1, 2, 3, 4]).unwrap_err();
+    match &e {
+        Error::Acl {
+            api,
+            code,
+            name,
+            message,
+        } => {
+            assert_eq!(*api, "aclrtMemcpy");
+            assert_eq!(*code, 507000);
+            assert_eq!(*name, Some("ACL_ERROR_RT_INTERNAL_ERROR"));
+            assert!(
+                message.as_deref().is_some_and(|m| m.contains("injected")),
+                "{e}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(e.runtime_message(), e.runtime_message());
+    assert!(
+        e.to_string()
+            .starts_with("aclrtMemcpy failed: ACL_ERROR_RT_INTERNAL_ERROR (507000): "),
+        "{e}"
+    );
+    // The next copy works: the fault hit only the first call.
+    b.copy_from_host(&[1, 2, 3, 4]).unwrap();
+    clear_faults();
+}
+
+fn error_paths_do_not_leak() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let before = leak_report();
+    // zeroed = malloc + memset: a failing memset frees the allocation.
+    inject_fault("aclrtMemset", FaultSpec::Nth(1));
+    assert_code(
+        DeviceBuffer::<u32>::zeroed(&d, 64, MallocPolicy::HugeFirst),
+        507000,
+    );
+    // from_slice = malloc + memcpy.
+    inject_fault("aclrtMemcpy", FaultSpec::Nth(1));
+    assert_code(
+        DeviceBuffer::from_slice(&d, &[1u8; 8], MallocPolicy::HugeFirst),
+        507000,
+    );
+    inject_fault("aclrtMalloc", FaultSpec::Nth(1));
+    assert_code(
+        DeviceBuffer::<u8>::zeroed(&d, 8, MallocPolicy::HugeFirst),
+        207001,
+    );
+    inject_fault("aclrtMallocHost", FaultSpec::Nth(1));
+    assert_code(HostBuffer::<u8>::zeroed(&d, 8), 207001);
+    inject_fault("aclrtCreateStreamWithConfig", FaultSpec::Nth(1));
+    assert_code(d.create_stream(), 207008);
+    inject_fault("aclrtCreateEvent", FaultSpec::Nth(1));
+    assert_code(d.create_event(), 207007);
+    clear_faults();
+    assert_eq!(leak_report(), before);
+    assert!(ascendcl::take_drop_errors().is_empty());
+}
+
+fn drop_failures_are_reported() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let _ = ascendcl::take_drop_errors();
+    let b = DeviceBuffer::<u8>::zeroed(&d, 8, MallocPolicy::HugeFirst).unwrap();
+    inject_fault("aclrtFree", FaultSpec::Nth(1));
+    drop(b); // must not panic
+    let errs = ascendcl::take_drop_errors();
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert_eq!(errs[0].api(), Some("aclrtFree"));
+    assert_eq!(ascendcl::drop_errors_overflow(), 0);
+    // The explicit form reports the failure to the caller instead.
+    let b = DeviceBuffer::<u8>::zeroed(&d, 8, MallocPolicy::HugeFirst).unwrap();
+    inject_fault_with_code("aclrtFree", FaultSpec::Nth(1), 207002);
+    let e = b.free().unwrap_err();
+    assert_eq!(e.code_name(), Some("ACL_ERROR_RT_MEMORY_FREE"));
+    let s = d.create_stream().unwrap();
+    inject_fault("aclrtDestroyStream", FaultSpec::Nth(1));
+    assert!(s.destroy().is_err());
+    let s = d.create_stream().unwrap();
+    inject_fault("aclrtDestroyStream", FaultSpec::Nth(1));
+    drop(s);
+    assert_eq!(ascendcl::take_drop_errors().len(), 1);
+    clear_faults();
+    // The two buffers and two streams whose release was made to fail stay allocated in the
+    // emulator; reset the device to reclaim them.
+    d.reset_force().unwrap();
+    assert!(ascendcl::take_drop_errors().is_empty());
+}
+
+fn host_fn_launch_failure_reclaims_closure() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let s = d.create_stream().unwrap();
+    let token = Arc::new(());
+    let t = token.clone();
+    inject_fault("aclrtLaunchHostFunc", FaultSpec::Nth(1));
+    let e = s.launch_host_fn(move || drop(t)).unwrap_err();
+    assert_eq!(e.api(), Some("aclrtLaunchHostFunc"));
+    assert_eq!(
+        Arc::strong_count(&token),
+        1,
+        "the refused closure was dropped"
+    );
+    clear_faults();
+}
+
+fn reset_force_releases_device() {
+    let r = rt();
+    std::thread::scope(|sc| {
+        sc.spawn(|| {
+            let d = r.device(1).unwrap();
+            let d2 = r.device(1).unwrap();
+            assert_eq!(ascendcl_emu::device_refs(1), 2);
+            d.reset_force().unwrap();
+            assert_eq!(ascendcl_emu::device_refs(1), 0);
+            // The second handle's reset now fails (507007) and is reported, not panicked.
+            let e = d2.reset().unwrap_err();
+            assert_eq!(e.code(), Some(507007), "{e}");
+        });
+    });
+}
