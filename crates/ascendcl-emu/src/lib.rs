@@ -1,1 +1,242 @@
-//! A functional emulator of the CANN runtime on the host CPU (work in progress).
+//! A functional emulator of the CANN runtime (AscendCL) on the host CPU.
+//!
+//! It is usable two ways:
+//!
+//! * **in process**, as a backend of `ascendcl-sys`'s function table: [`backend()`] returns a
+//!   [`Backend`] whose table points at the emulator (functions it does not
+//!   implement keep the table's stub, which returns 207000 and records the name);
+//! * **as a C shared library** (`libascendcl_emu.so`, installed as `libacl_rt.so` by
+//!   `cargo xtask emu-root`) exporting the real symbol names, so C programs compiled against the
+//!   CANN headers run on it unchanged.
+//!
+//! | device concept | emulated by |
+//! |---|---|
+//! | device memory | an anonymous `mmap` per allocation, with the malloc policy's page size |
+//! | pinned host memory | an anonymous `mmap`, tracked as pinned |
+//! | stream | an in-order task queue run by a worker thread |
+//! | event | a sequence-numbered record completed (and timestamped) by the stream |
+//! | context | a per-thread current handle; per-device reference-counted default context |
+//!
+//! Every copy and memset is validated against the table of live allocations. The emulator is
+//! configured by `ASCENDCL_EMU_*` environment variables ([`mod@config`]) or from Rust
+//! ([`set_config`], [`inject_fault`]). See `docs/emulator.md` for fidelity notes.
+//!
+//! For Rust tests: [`leak_report`] and [`device_leak_report`] count what is alive now,
+//! [`release_reports`] what was left when devices were released, [`device_refs`] a device's
+//! `aclrtSetDevice` reference count, [`recent_messages`] the calling thread's error messages
+//! (without clearing them). The C functions themselves are in [`capi`].
+#![warn(missing_docs)]
+
+mod callback;
+pub mod capi;
+pub mod config;
+mod copy;
+mod error;
+mod event;
+pub mod faults;
+mod json;
+pub mod leak;
+mod memory;
+mod state;
+mod stream;
+mod sync;
+
+pub use config::{Config, HugePages, config, set_config};
+pub use error::recent_messages;
+pub use faults::{
+    FaultSpec, clear_faults, default_code, inject_fault, inject_fault_with_code,
+    set_faults_from_str,
+};
+pub use leak::{LeakReport, release_reports};
+
+use ascendcl_sys::{AclApi, Backend, BackendKind};
+
+/// The names of every C function the emulator implements (and the shared library exports).
+pub const IMPLEMENTED: &[&str] = &[
+    "aclInit",
+    "aclFinalize",
+    "aclFinalizeReference",
+    "aclrtGetVersion",
+    "aclrtGetSocName",
+    "aclsysGetVersionStr",
+    "aclGetRecentErrMsg",
+    "aclrtGetLastError",
+    "aclrtPeekAtLastError",
+    "aclrtGetRunMode",
+    "aclrtSetDevice",
+    "aclrtResetDevice",
+    "aclrtResetDeviceForce",
+    "aclrtGetDevice",
+    "aclrtGetDeviceCount",
+    "aclrtSynchronizeDevice",
+    "aclrtSynchronizeDeviceWithTimeout",
+    "aclrtDeviceCanAccessPeer",
+    "aclrtDeviceEnablePeerAccess",
+    "aclrtDeviceDisablePeerAccess",
+    "aclrtCreateContext",
+    "aclrtDestroyContext",
+    "aclrtSetCurrentContext",
+    "aclrtGetCurrentContext",
+    "aclrtCtxGetCurrentDefaultStream",
+    "aclrtCreateStream",
+    "aclrtCreateStreamWithConfig",
+    "aclrtDestroyStream",
+    "aclrtDestroyStreamForce",
+    "aclrtSynchronizeStream",
+    "aclrtSynchronizeStreamWithTimeout",
+    "aclrtStreamQuery",
+    "aclrtStreamWaitEvent",
+    "aclrtSetStreamFailureMode",
+    "aclrtStreamGetPriority",
+    "aclrtStreamGetFlags",
+    "aclrtCreateEvent",
+    "aclrtCreateEventWithFlag",
+    "aclrtCreateEventExWithFlag",
+    "aclrtRecordEvent",
+    "aclrtResetEvent",
+    "aclrtQueryEventStatus",
+    "aclrtSynchronizeEvent",
+    "aclrtSynchronizeEventWithTimeout",
+    "aclrtEventElapsedTime",
+    "aclrtEventGetTimestamp",
+    "aclrtDestroyEvent",
+    "aclrtMalloc",
+    "aclrtMallocAlign32",
+    "aclrtMallocCached",
+    "aclrtMallocHost",
+    "aclrtFree",
+    "aclrtFreeHost",
+    "aclrtMemset",
+    "aclrtMemsetAsync",
+    "aclrtMemcpy",
+    "aclrtMemcpyAsync",
+    "aclrtMemcpy2d",
+    "aclrtMemcpy2dAsync",
+    "aclrtMemcpyBatch",
+    "aclrtGetMemInfo",
+    "aclrtPointerGetAttributes",
+    "aclrtHostRegister",
+    "aclrtHostUnregister",
+    "aclrtLaunchHostFunc",
+    "aclrtSubscribeReport",
+    "aclrtLaunchCallback",
+    "aclrtProcessReport",
+    "aclrtUnSubscribeReport",
+];
+
+/// The function table of the emulator: every implemented function, and the sys stubs (207000,
+/// name recorded) for the rest.
+pub fn api() -> AclApi {
+    use capi::*;
+    AclApi {
+        aclInit,
+        aclFinalize,
+        aclFinalizeReference,
+        aclrtGetVersion,
+        aclrtGetSocName,
+        aclsysGetVersionStr,
+        aclGetRecentErrMsg,
+        aclrtGetLastError,
+        aclrtPeekAtLastError,
+        aclrtGetRunMode,
+        aclrtSetDevice,
+        aclrtResetDevice,
+        aclrtResetDeviceForce,
+        aclrtGetDevice,
+        aclrtGetDeviceCount,
+        aclrtSynchronizeDevice,
+        aclrtSynchronizeDeviceWithTimeout,
+        aclrtDeviceCanAccessPeer,
+        aclrtDeviceEnablePeerAccess,
+        aclrtDeviceDisablePeerAccess,
+        aclrtCreateContext,
+        aclrtDestroyContext,
+        aclrtSetCurrentContext,
+        aclrtGetCurrentContext,
+        aclrtCtxGetCurrentDefaultStream,
+        aclrtCreateStream,
+        aclrtCreateStreamWithConfig,
+        aclrtDestroyStream,
+        aclrtDestroyStreamForce,
+        aclrtSynchronizeStream,
+        aclrtSynchronizeStreamWithTimeout,
+        aclrtStreamQuery,
+        aclrtStreamWaitEvent,
+        aclrtSetStreamFailureMode,
+        aclrtStreamGetPriority,
+        aclrtStreamGetFlags,
+        aclrtCreateEvent,
+        aclrtCreateEventWithFlag,
+        aclrtCreateEventExWithFlag,
+        aclrtRecordEvent,
+        aclrtResetEvent,
+        aclrtQueryEventStatus,
+        aclrtSynchronizeEvent,
+        aclrtSynchronizeEventWithTimeout,
+        aclrtEventElapsedTime,
+        aclrtEventGetTimestamp,
+        aclrtDestroyEvent,
+        aclrtMalloc,
+        aclrtMallocAlign32,
+        aclrtMallocCached,
+        aclrtMallocHost,
+        aclrtFree,
+        aclrtFreeHost,
+        aclrtMemset,
+        aclrtMemsetAsync,
+        aclrtMemcpy,
+        aclrtMemcpyAsync,
+        aclrtMemcpy2d,
+        aclrtMemcpy2dAsync,
+        aclrtMemcpyBatch,
+        aclrtGetMemInfo,
+        aclrtPointerGetAttributes,
+        aclrtHostRegister,
+        aclrtHostUnregister,
+        aclrtLaunchHostFunc,
+        aclrtSubscribeReport,
+        aclrtLaunchCallback,
+        aclrtProcessReport,
+        aclrtUnSubscribeReport,
+        ..AclApi::unresolved()
+    }
+}
+
+/// The emulator as an in-process backend for `ascendcl_sys::install`.
+pub fn backend() -> Backend {
+    let c = config();
+    let mut b = Backend::in_process(
+        BackendKind::Emulator,
+        api(),
+        format!(
+            "ascendcl-emu host emulator: {} x {} ({} bytes each), {} of {} functions",
+            c.devices,
+            c.soc,
+            c.memory,
+            IMPLEMENTED.len(),
+            AclApi::NAMES.len()
+        ),
+    );
+    b.missing = AclApi::NAMES
+        .iter()
+        .copied()
+        .filter(|n| !IMPLEMENTED.contains(n))
+        .collect();
+    b
+}
+
+/// Resources alive right now in the whole process (device allocations of every device, pinned
+/// and registered host memory, streams, events, user contexts).
+pub fn leak_report() -> LeakReport {
+    state::live_report(None)
+}
+
+/// Resources alive right now on one device.
+pub fn device_leak_report(device: i32) -> LeakReport {
+    state::live_report(Some(device))
+}
+
+/// The number of `aclrtSetDevice` references a device holds (0 when released).
+pub fn device_refs(device: i32) -> u64 {
+    state::device_refs(device)
+}

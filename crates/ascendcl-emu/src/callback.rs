@@ -1,0 +1,194 @@
+//! `aclrtLaunchCallback` reports: subscriptions of streams to threads that loop on
+//! `aclrtProcessReport`.
+
+use crate::error::*;
+use crate::stream::HostFn;
+use crate::sync::{lock, wait_until};
+use std::collections::{HashMap, VecDeque};
+use std::ffi::c_void;
+use std::sync::{Arc, Condvar, LazyLock, Mutex};
+use std::time::{Duration, Instant};
+
+/// Completion flag of a blocking callback.
+#[derive(Debug, Default)]
+pub(crate) struct Done {
+    m: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Done {
+    fn signal(&self) {
+        *lock(&self.m) = true;
+        self.cv.notify_all();
+    }
+
+    pub(crate) fn wait(&self) {
+        let g = lock(&self.m);
+        let _g = wait_until(&self.cv, g, None, |d| *d);
+    }
+}
+
+struct Report {
+    f: HostFn,
+    arg: usize,
+    stream: usize,
+    done: Option<Arc<Done>>,
+}
+
+/// The reports waiting for one subscribed thread.
+#[derive(Default)]
+pub(crate) struct ReportQueue {
+    q: Mutex<VecDeque<Report>>,
+    cv: Condvar,
+}
+
+impl std::fmt::Debug for ReportQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReportQueue").finish_non_exhaustive()
+    }
+}
+
+impl ReportQueue {
+    pub(crate) fn push(&self, f: HostFn, arg: usize, stream: usize, done: Option<Arc<Done>>) {
+        lock(&self.q).push_back(Report {
+            f,
+            arg,
+            stream,
+            done,
+        });
+        self.cv.notify_all();
+    }
+
+    /// Drops the reports of `stream` (signalling blocked workers).
+    fn drop_stream(&self, stream: usize) {
+        let mut q = lock(&self.q);
+        q.retain(|r| {
+            if r.stream == stream {
+                if let Some(d) = &r.done {
+                    d.signal();
+                }
+                false
+            } else {
+                true
+            }
+        });
+    }
+}
+
+#[derive(Default)]
+struct Subs {
+    by_stream: HashMap<usize, u64>,
+    queues: HashMap<u64, Arc<ReportQueue>>,
+}
+
+static SUBS: LazyLock<Mutex<Subs>> = LazyLock::new(|| Mutex::new(Subs::default()));
+
+/// The calling thread's id as `aclrtSubscribeReport` expects it (`pthread_self`).
+pub(crate) fn thread_id() -> u64 {
+    // SAFETY: pthread_self has no preconditions.
+    unsafe { libc::pthread_self() as u64 }
+}
+
+/// Routes the callbacks of `stream` to thread `tid`.
+pub(crate) fn subscribe(tid: u64, stream: usize) -> R {
+    let mut s = lock(&SUBS);
+    if let Some(t) = s.by_stream.get(&stream) {
+        return fail(
+            RT_STREAM_SUBSCRIBE,
+            format!("stream {stream:#x} is already subscribed to thread {t:#x}"),
+        );
+    }
+    s.by_stream.insert(stream, tid);
+    s.queues.entry(tid).or_default();
+    Ok(())
+}
+
+/// Undoes [`subscribe`].
+pub(crate) fn unsubscribe(tid: u64, stream: usize) -> R {
+    let mut s = lock(&SUBS);
+    if s.by_stream.get(&stream) != Some(&tid) {
+        return fail(
+            RT_STREAM_NO_CB_REG,
+            format!("stream {stream:#x} is not subscribed to thread {tid:#x}"),
+        );
+    }
+    s.by_stream.remove(&stream);
+    if let Some(q) = s.queues.get(&tid).cloned() {
+        q.drop_stream(stream);
+        if !s.by_stream.values().any(|t| *t == tid) {
+            s.queues.remove(&tid);
+        }
+    }
+    Ok(())
+}
+
+/// Forgets a destroyed stream's subscription.
+pub(crate) fn stream_gone(stream: usize) {
+    let tid = lock(&SUBS).by_stream.get(&stream).copied();
+    if let Some(tid) = tid {
+        let _ = unsubscribe(tid, stream);
+    }
+}
+
+/// Forgets every subscription (aclFinalize).
+pub(crate) fn clear() {
+    let mut s = lock(&SUBS);
+    let streams: Vec<usize> = s.by_stream.keys().copied().collect();
+    for (_, q) in s.queues.drain() {
+        for st in &streams {
+            q.drop_stream(*st);
+        }
+    }
+    s.by_stream.clear();
+}
+
+/// The report queue of the thread subscribed to `stream`.
+pub(crate) fn queue_for(stream: usize) -> R<Arc<ReportQueue>> {
+    let s = lock(&SUBS);
+    match s.by_stream.get(&stream).and_then(|t| s.queues.get(t)) {
+        Some(q) => Ok(Arc::clone(q)),
+        None => fail(
+            RT_STREAM_NO_CB_REG,
+            format!(
+                "stream {stream:#x} has no thread subscribed (call aclrtSubscribeReport first)"
+            ),
+        ),
+    }
+}
+
+/// `aclrtProcessReport`: runs one callback for the calling thread, waiting up to `timeout` ms
+/// (-1: forever).
+pub(crate) fn process(timeout: i32) -> R {
+    if timeout < -1 {
+        return fail(
+            RT_PARAM_INVALID,
+            format!("timeout {timeout} is invalid (-1 waits forever)"),
+        );
+    }
+    let tid = thread_id();
+    let q = lock(&SUBS).queues.get(&tid).cloned();
+    let Some(q) = q else {
+        return fail(
+            RT_THREAD_SUBSCRIBE,
+            format!("thread {tid:#x} is not subscribed to any stream (aclrtSubscribeReport)"),
+        );
+    };
+    let deadline = (timeout >= 0).then(|| Instant::now() + Duration::from_millis(timeout as u64));
+    let g = lock(&q.q);
+    let (mut g, ok) = wait_until(&q.cv, g, deadline, |v| !v.is_empty());
+    if !ok {
+        return fail(
+            RT_REPORT_TIMEOUT,
+            format!("no callback arrived within {timeout} ms"),
+        );
+    }
+    let r = g.pop_front().expect("non-empty");
+    drop(g);
+    // SAFETY: the caller of aclrtLaunchCallback provided a function and argument that are
+    // valid to call from the thread that processes reports.
+    unsafe { (r.f)(r.arg as *mut c_void) };
+    if let Some(d) = r.done {
+        d.signal();
+    }
+    Ok(())
+}

@@ -1,0 +1,136 @@
+//! Events: sequence-numbered records completed when a stream reaches them, with timestamps.
+
+use crate::error::*;
+use crate::sync::{lock, wait_until};
+use std::sync::{Condvar, Mutex};
+use std::time::Instant;
+
+/// Nanoseconds of the monotonic clock (time since boot, like the device's clock).
+pub(crate) fn now_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer to a local.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// Records issued.
+    recorded: u64,
+    /// Highest record sequence reached by its stream.
+    completed: u64,
+    /// When the latest completed record was reached.
+    ts_ns: Option<u64>,
+    /// Recorded and not reset since.
+    set: bool,
+}
+
+/// An event.
+#[derive(Debug)]
+pub(crate) struct Event {
+    pub handle: usize,
+    pub device: i32,
+    pub flags: u32,
+    /// Whether elapsed time may be measured (plain events, or `ACL_EVENT_TIME_LINE`).
+    pub timing: bool,
+    st: Mutex<State>,
+    cv: Condvar,
+}
+
+impl Event {
+    pub(crate) fn new(handle: usize, device: i32, flags: u32, timing: bool) -> Event {
+        Event {
+            handle,
+            device,
+            flags,
+            timing,
+            st: Mutex::new(State::default()),
+            cv: Condvar::new(),
+        }
+    }
+
+    /// Issues a record; returns its sequence number for the stream task.
+    pub(crate) fn begin_record(&self) -> u64 {
+        let mut s = lock(&self.st);
+        s.recorded += 1;
+        s.recorded
+    }
+
+    /// The sequence a wait issued now must reach.
+    pub(crate) fn wait_target(&self) -> u64 {
+        lock(&self.st).recorded
+    }
+
+    /// The stream reached record `seq`.
+    pub(crate) fn complete(&self, seq: u64) {
+        let mut s = lock(&self.st);
+        s.completed = s.completed.max(seq);
+        s.ts_ns = Some(now_ns());
+        s.set = true;
+        drop(s);
+        self.cv.notify_all();
+    }
+
+    /// The stream reached a reset.
+    pub(crate) fn reset(&self) {
+        let mut s = lock(&self.st);
+        s.set = false;
+        s.ts_ns = None;
+    }
+
+    /// Whether the latest record has been reached (and not reset since).
+    pub(crate) fn is_complete(&self) -> bool {
+        let s = lock(&self.st);
+        s.set && s.completed >= s.recorded
+    }
+
+    /// Blocks until record `seq` has been reached.
+    pub(crate) fn wait_for(&self, seq: u64) {
+        if seq == 0 {
+            return;
+        }
+        let g = lock(&self.st);
+        let _g = wait_until(&self.cv, g, None, |s| s.completed >= seq);
+    }
+
+    /// Blocks until every record issued so far has been reached; false on timeout.
+    pub(crate) fn synchronize(&self, timeout: Option<std::time::Duration>) -> bool {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let g = lock(&self.st);
+        let target = g.recorded;
+        let (g, ok) = wait_until(&self.cv, g, deadline, |s| s.completed >= target);
+        drop(g);
+        ok
+    }
+
+    /// The timestamp of the latest reached record, when set.
+    pub(crate) fn timestamp_ns(&self) -> Option<u64> {
+        let s = lock(&self.st);
+        if s.set && s.completed >= s.recorded {
+            s.ts_ns
+        } else {
+            None
+        }
+    }
+}
+
+/// Checks the flag of `aclrtCreateEventWithFlag`: non-zero and known bits only.
+pub(crate) fn check_flags(flag: u32) -> R {
+    const KNOWN: u32 = 0x1 | 0x2 | 0x8 | 0x10 | 0x20 | 0x40;
+    if flag == 0 {
+        return fail(
+            RT_PARAM_INVALID,
+            "flag is 0; pass a combination of ACL_EVENT_* bits",
+        );
+    }
+    if flag & !KNOWN != 0 {
+        return fail(
+            RT_PARAM_INVALID,
+            format!("flag {flag:#x} has unknown bits {:#x}", flag & !KNOWN),
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,672 @@
+//! The table of live allocations (device, pinned host, registered host), malloc policies with
+//! real page effects, and range validation in O(log n).
+
+use crate::config::{self, HugePages};
+use crate::error::*;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{LazyLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+const KIB4: usize = 4096;
+const MIB1: usize = 1 << 20;
+const MIB2: usize = 2 << 20;
+const GIB1: usize = 1 << 30;
+/// Freed ranges kept reserved (so a stale pointer is reported as freed, not taken for host
+/// memory) before the oldest is returned to the system.
+const TOMB_MAX_ENTRIES: usize = 4096;
+const TOMB_MAX_BYTES: usize = 64 << 30;
+
+/// What an allocation is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Device memory of the given device (`aclrtMalloc*`).
+    Device(i32),
+    /// Pinned host memory (`aclrtMallocHost`).
+    Pinned,
+    /// Host memory registered with `aclrtHostRegister`.
+    Registered,
+}
+
+/// Where one side of a copy lies, as the runtime's location/kind check sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Loc {
+    /// Pinned or registered host memory.
+    Host,
+    /// Device memory of a device.
+    Device(i32),
+    /// Any other (pageable) host memory.
+    Unreg,
+}
+
+#[derive(Debug)]
+pub(crate) struct Alloc {
+    pub start: usize,
+    /// The size the caller asked for: the bounds of every access.
+    pub size: usize,
+    /// Address range owned (start..start+span): a pointer in it belongs to this allocation.
+    pub span: usize,
+    pub kind: Kind,
+    pub page_size: u32,
+    /// Incarnation of the device (0 for host memory).
+    epoch: u64,
+    /// The mapping to release (0 length for registered memory).
+    map_base: usize,
+    map_len: usize,
+    /// Bytes charged against the device capacity.
+    charge: u64,
+    /// Size the hardware would make accessible (A2/A3 padding), for messages.
+    hw_size: usize,
+}
+
+#[derive(Debug)]
+struct Tomb {
+    len: usize,
+    size: usize,
+    map_base: usize,
+    map_len: usize,
+}
+
+/// The allocation table.
+#[derive(Debug, Default)]
+pub(crate) struct Table {
+    live: BTreeMap<usize, Alloc>,
+    tombs: BTreeMap<usize, Tomb>,
+    fifo: VecDeque<usize>,
+    tomb_bytes: usize,
+    used: HashMap<i32, u64>,
+}
+
+static TABLE: LazyLock<RwLock<Table>> = LazyLock::new(|| RwLock::new(Table::default()));
+
+pub(crate) fn read() -> RwLockReadGuard<'static, Table> {
+    TABLE.read().unwrap_or_else(|e| e.into_inner())
+}
+
+pub(crate) fn write() -> RwLockWriteGuard<'static, Table> {
+    TABLE.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One validated side of an access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Side {
+    pub loc: Loc,
+    /// Start of the allocation the side lies in (0 for unregistered memory).
+    pub alloc: usize,
+}
+
+impl Table {
+    fn find(&self, addr: usize) -> Option<&Alloc> {
+        let (_, a) = self.live.range(..=addr).next_back()?;
+        (addr < a.start + a.span).then_some(a)
+    }
+
+    fn find_tomb(&self, addr: usize) -> Option<(usize, &Tomb)> {
+        let (&s, t) = self.tombs.range(..=addr).next_back()?;
+        (addr < s + t.len).then_some((s, t))
+    }
+
+    /// Validates that `[addr, addr+len)` is usable: inside one live allocation, or outside every
+    /// allocation and freed range (unregistered host memory, which is the caller's business).
+    pub(crate) fn check(&self, what: &str, addr: usize, len: usize) -> R<Side> {
+        if let Some(a) = self.find(addr) {
+            let end = addr.saturating_add(len);
+            if end > a.start + a.size {
+                let over = end - (a.start + a.size);
+                let hint = if matches!(a.kind, Kind::Device(_)) && end <= a.start + a.hw_size {
+                    format!(
+                        "; real A2/A3 hardware pads this allocation to ALIGN_UP(size,32)+32 = {} \
+                         bytes and would not report it: the emulator is stricter than hardware",
+                        a.hw_size
+                    )
+                } else {
+                    String::new()
+                };
+                return fail(
+                    RT_PARAM_INVALID,
+                    format!(
+                        "{what} range {addr:#x}+{len} runs {over} bytes past the end of the \
+                         {} allocation of {} bytes at {:#x}{hint}",
+                        kind_name(a.kind),
+                        a.size,
+                        a.start
+                    ),
+                );
+            }
+            let loc = match a.kind {
+                Kind::Device(d) => Loc::Device(d),
+                Kind::Pinned | Kind::Registered => Loc::Host,
+            };
+            return Ok(Side {
+                loc,
+                alloc: a.start,
+            });
+        }
+        if let Some((s, t)) = self.find_tomb(addr) {
+            return fail(
+                RT_PARAM_INVALID,
+                format!(
+                    "{what} {addr:#x} lies in memory that was freed (the allocation of {} bytes \
+                     at {s:#x}); use after free (the emulator detects it, hardware may not)",
+                    t.size
+                ),
+            );
+        }
+        Ok(Side {
+            loc: Loc::Unreg,
+            alloc: 0,
+        })
+    }
+
+    /// Whether the allocation starting at `start` is still live (for tasks that run later).
+    pub(crate) fn still_live(&self, side: Side) -> bool {
+        side.loc == Loc::Unreg || self.live.contains_key(&side.alloc)
+    }
+
+    /// Location type and page size of a pointer, for `aclrtPointerGetAttributes`.
+    pub(crate) fn attributes(&self, addr: usize) -> R<(Loc, u32)> {
+        if let Some(a) = self.find(addr) {
+            let loc = match a.kind {
+                Kind::Device(d) => Loc::Device(d),
+                _ => Loc::Host,
+            };
+            return Ok((loc, a.page_size));
+        }
+        if let Some((s, _)) = self.find_tomb(addr) {
+            return fail(
+                RT_PARAM_INVALID,
+                format!(
+                    "ptr {addr:#x} lies in memory freed earlier (allocation at {s:#x}); the \
+                     emulator detects use after free, hardware may not"
+                ),
+            );
+        }
+        Ok((Loc::Unreg, page_size()))
+    }
+
+    /// Bytes of device `dev` in use.
+    pub(crate) fn used(&self, dev: i32) -> u64 {
+        self.used.get(&dev).copied().unwrap_or(0)
+    }
+
+    /// Counts of live allocations: (device allocations of `dev` or of all devices, pinned, registered).
+    pub(crate) fn counts(&self, dev: Option<i32>) -> (usize, u64, usize, usize) {
+        let mut n = (0, 0, 0, 0);
+        for a in self.live.values() {
+            match a.kind {
+                Kind::Device(d) if dev.is_none_or(|x| x == d) => {
+                    n.0 += 1;
+                    n.1 += a.size as u64;
+                }
+                Kind::Pinned => n.2 += 1,
+                Kind::Registered => n.3 += 1,
+                _ => {}
+            }
+        }
+        n
+    }
+
+    fn insert(&mut self, a: Alloc) {
+        if let Kind::Device(d) = a.kind {
+            *self.used.entry(d).or_default() += a.charge;
+        }
+        self.live.insert(a.start, a);
+    }
+
+    fn retire(&mut self, a: Alloc) {
+        if let Kind::Device(d) = a.kind {
+            let u = self.used.entry(d).or_default();
+            *u = u.saturating_sub(a.charge);
+        }
+        if a.map_len == 0 {
+            return;
+        }
+        // Keep the range reserved: in-flight work that still touches it lands in harmless
+        // memory, and a stale pointer is reported as freed.
+        replace_with_reserve(a.map_base, a.map_len);
+        self.tombs.insert(
+            a.map_base,
+            Tomb {
+                len: a.map_len,
+                size: a.size,
+                map_base: a.map_base,
+                map_len: a.map_len,
+            },
+        );
+        self.fifo.push_back(a.map_base);
+        self.tomb_bytes += a.map_len;
+        while self.fifo.len() > TOMB_MAX_ENTRIES || self.tomb_bytes > TOMB_MAX_BYTES {
+            let Some(old) = self.fifo.pop_front() else {
+                break;
+            };
+            if let Some(t) = self.tombs.remove(&old) {
+                self.tomb_bytes -= t.map_len;
+                unmap(t.map_base, t.map_len);
+            }
+        }
+    }
+
+    /// Frees the allocation that starts at `ptr`, which must be of the `want` kind.
+    pub(crate) fn free(&mut self, ptr: usize, want: Kind) -> R {
+        let Some(a) = self.live.get(&ptr) else {
+            if let Some(a) = self.find(ptr) {
+                return fail(
+                    RT_MEMORY_FREE,
+                    format!(
+                        "{ptr:#x} is inside the {} allocation at {:#x}, not its start",
+                        kind_name(a.kind),
+                        a.start
+                    ),
+                );
+            }
+            if self.find_tomb(ptr).is_some() {
+                return fail(
+                    RT_MEMORY_FREE,
+                    format!(
+                        "{ptr:#x} was already freed: double free (the emulator detects it; the \
+                         real runtime does not check and its behaviour is undefined)"
+                    ),
+                );
+            }
+            return fail(
+                RT_MEMORY_FREE,
+                format!("{ptr:#x} was not allocated by the runtime"),
+            );
+        };
+        let same = matches!(
+            (a.kind, want),
+            (Kind::Device(_), Kind::Device(_)) | (Kind::Pinned, Kind::Pinned)
+        );
+        if !same {
+            return fail(
+                RT_PARAM_INVALID,
+                format!(
+                    "{ptr:#x} is {} memory; free it with {}",
+                    kind_name(a.kind),
+                    match a.kind {
+                        Kind::Device(_) => "aclrtFree",
+                        Kind::Pinned => "aclrtFreeHost",
+                        Kind::Registered => "aclrtHostUnregister",
+                    }
+                ),
+            );
+        }
+        let a = self.live.remove(&ptr).expect("present");
+        self.retire(a);
+        Ok(())
+    }
+
+    /// Frees every allocation of incarnation `epoch` of device `dev`; returns (count, bytes).
+    pub(crate) fn release_device(&mut self, dev: i32, epoch: u64) -> (usize, u64) {
+        let keys: Vec<usize> = self
+            .live
+            .values()
+            .filter(|a| a.kind == Kind::Device(dev) && a.epoch == epoch)
+            .map(|a| a.start)
+            .collect();
+        let mut bytes = 0;
+        for k in &keys {
+            let a = self.live.remove(k).expect("present");
+            bytes += a.size as u64;
+            self.retire(a);
+        }
+        (keys.len(), bytes)
+    }
+
+    /// Frees all pinned memory and forgets all registrations; returns (pinned, registered).
+    pub(crate) fn release_host(&mut self) -> (usize, usize) {
+        let keys: Vec<(usize, Kind)> = self
+            .live
+            .values()
+            .filter(|a| !matches!(a.kind, Kind::Device(_)))
+            .map(|a| (a.start, a.kind))
+            .collect();
+        let mut n = (0, 0);
+        for (k, kind) in keys {
+            let a = self.live.remove(&k).expect("present");
+            if kind == Kind::Pinned {
+                n.0 += 1;
+            } else {
+                n.1 += 1;
+            }
+            self.retire(a);
+        }
+        n
+    }
+
+    /// Registers `[ptr, ptr+size)` as pinned host memory.
+    pub(crate) fn register(&mut self, ptr: usize, size: usize) -> R {
+        let end = ptr.checked_add(size).ok_or_else(|| Fail {
+            code: INVALID_PARAM,
+            msg: format!("ptr {ptr:#x} + size {size} overflows"),
+        })?;
+        let overlap = self
+            .live
+            .range(..end)
+            .next_back()
+            .filter(|(_, a)| a.start + a.span > ptr);
+        if let Some((_, a)) = overlap {
+            let code = if a.kind == Kind::Registered {
+                HOST_MEMORY_ALREADY_REGISTERED
+            } else {
+                RT_PARAM_INVALID
+            };
+            return fail(
+                code,
+                format!(
+                    "range {ptr:#x}+{size} overlaps the {} range of {} bytes at {:#x}",
+                    kind_name(a.kind),
+                    a.size,
+                    a.start
+                ),
+            );
+        }
+        self.insert(Alloc {
+            start: ptr,
+            size,
+            span: size,
+            kind: Kind::Registered,
+            page_size: page_size(),
+            epoch: 0,
+            map_base: 0,
+            map_len: 0,
+            charge: 0,
+            hw_size: size,
+        });
+        Ok(())
+    }
+
+    /// Forgets the registration that starts at `ptr`.
+    pub(crate) fn unregister(&mut self, ptr: usize) -> R {
+        match self.live.get(&ptr) {
+            Some(a) if a.kind == Kind::Registered => {
+                self.live.remove(&ptr);
+                Ok(())
+            }
+            _ => fail(
+                HOST_MEMORY_NOT_REGISTERED,
+                format!("{ptr:#x} is not the start of a range registered with aclrtHostRegister"),
+            ),
+        }
+    }
+}
+
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::Device(_) => "device",
+        Kind::Pinned => "pinned host",
+        Kind::Registered => "registered host",
+    }
+}
+
+/// The system page size.
+pub(crate) fn page_size() -> u32 {
+    static PS: LazyLock<u32> = LazyLock::new(|| {
+        // SAFETY: sysconf has no preconditions.
+        let v = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        if v > 0 { v as u32 } else { KIB4 as u32 }
+    });
+    *PS
+}
+
+fn thp_available() -> bool {
+    static THP: LazyLock<bool> = LazyLock::new(|| {
+        std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+            .map(|s| !s.contains("[never]"))
+            .unwrap_or(false)
+    });
+    *THP
+}
+
+fn align_up(v: usize, a: usize) -> Option<usize> {
+    v.checked_add(a - 1).map(|x| x & !(a - 1))
+}
+
+/// The size variant of a malloc function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sizing {
+    /// `aclrtMalloc`, `aclrtMallocCached`: ALIGN_UP(size, 32) + 32 (A2/A3).
+    Padded,
+    /// `aclrtMallocAlign32`: ALIGN_UP(size, 32).
+    Align32,
+}
+
+struct Mapping {
+    base: usize,
+    len: usize,
+    start: usize,
+    page: u32,
+}
+
+fn map_anon(len: usize, extra_flags: libc::c_int) -> Option<usize> {
+    // Huge-page mappings must reserve their pages now (MAP_NORESERVE would let the mmap succeed
+    // and fault on first touch when none are free); normal mappings are lazy and unreserved.
+    let noreserve = if extra_flags & libc::MAP_HUGETLB != 0 {
+        0
+    } else {
+        libc::MAP_NORESERVE
+    };
+    // SAFETY: an anonymous private mapping at an address the kernel chooses touches no existing
+    // memory; the result is checked for MAP_FAILED.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | noreserve | extra_flags,
+            -1,
+            0,
+        )
+    };
+    (p != libc::MAP_FAILED).then_some(p as usize)
+}
+
+fn unmap(base: usize, len: usize) {
+    if len == 0 {
+        return;
+    }
+    // SAFETY: [base, base+len) is a mapping this module created and no longer hands out.
+    unsafe { libc::munmap(base as *mut libc::c_void, len) };
+}
+
+fn replace_with_reserve(base: usize, len: usize) {
+    // SAFETY: [base, base+len) is a mapping this module owns; replacing it with a fresh
+    // anonymous mapping at the same address releases its pages and keeps the range reserved.
+    let p = unsafe {
+        libc::mmap(
+            base as *mut libc::c_void,
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        // Could not keep it reserved: release it instead.
+        unmap(base, len);
+    }
+}
+
+fn advise(base: usize, len: usize, advice: libc::c_int) -> bool {
+    // SAFETY: madvise with HUGEPAGE/NOHUGEPAGE only changes how the kernel backs a mapping this
+    // module owns; it never changes its contents.
+    unsafe { libc::madvise(base as *mut libc::c_void, len, advice) == 0 }
+}
+
+/// Maps `len` bytes aligned to `align` (a power of two ≥ the page size).
+fn map_aligned(len: usize, align: usize) -> Option<(usize, usize)> {
+    if align <= page_size() as usize {
+        return map_anon(len, 0).map(|b| (b, len));
+    }
+    let total = len.checked_add(align)?;
+    let raw = map_anon(total, 0)?;
+    let start = align_up(raw, align)?;
+    let head = start - raw;
+    let tail = total - head - len;
+    unmap(raw, head);
+    unmap(start + len, tail);
+    Some((start, len))
+}
+
+fn map_for_policy(api: &str, requested: usize, size: usize, policy: u32) -> R<Mapping> {
+    let huge = config::with(|c| c.hugepages);
+    let oom = |why: String| Fail {
+        code: RT_MEMORY_ALLOCATION,
+        msg: format!("cannot allocate {requested} bytes: {why}"),
+    };
+    let too_big = || oom("size overflows".to_string());
+    let base_policy = match policy {
+        0..=7 => policy,
+        _ => 0,
+    };
+    match base_policy {
+        1 | 4 => {
+            if huge == HugePages::Off {
+                return Err(oom(
+                    "HUGE_ONLY needs huge pages and ASCENDCL_EMU_HUGEPAGES=off".to_string(),
+                ));
+            }
+            let len = align_up(size, MIB2).ok_or_else(too_big)?;
+            let base = map_anon(len, libc::MAP_HUGETLB).ok_or_else(|| {
+                oom(format!(
+                    "{api} with a HUGE_ONLY policy needs 2 MiB huge pages and the machine has \
+                     none free (see HugePages_Free in /proc/meminfo)"
+                ))
+            })?;
+            Ok(Mapping {
+                base,
+                len,
+                start: base,
+                page: MIB2 as u32,
+            })
+        }
+        6 | 7 => {
+            if huge == HugePages::Off {
+                return Err(oom(
+                    "HUGE1G_ONLY needs huge pages and ASCENDCL_EMU_HUGEPAGES=off".to_string(),
+                ));
+            }
+            let len = align_up(size, GIB1).ok_or_else(too_big)?;
+            let base = map_anon(len, libc::MAP_HUGETLB | libc::MAP_HUGE_1GB).ok_or_else(|| {
+                oom(format!(
+                    "{api} with a HUGE1G_ONLY policy needs 1 GiB huge pages and the machine has \
+                     none free"
+                ))
+            })?;
+            Ok(Mapping {
+                base,
+                len,
+                start: base,
+                page: GIB1 as u32,
+            })
+        }
+        0 | 3 if size > MIB1 && huge == HugePages::Auto && thp_available() => {
+            let len = align_up(size, MIB2).ok_or_else(too_big)?;
+            let (base, len) =
+                map_aligned(len, MIB2).ok_or_else(|| oom("mmap failed".to_string()))?;
+            let page = if advise(base, len, libc::MADV_HUGEPAGE) {
+                MIB2 as u32
+            } else {
+                page_size()
+            };
+            Ok(Mapping {
+                base,
+                len,
+                start: base,
+                page,
+            })
+        }
+        _ => {
+            let len = align_up(size, page_size() as usize).ok_or_else(too_big)?;
+            let base = map_anon(len, 0).ok_or_else(|| oom("mmap failed".to_string()))?;
+            advise(base, len, libc::MADV_NOHUGEPAGE);
+            Ok(Mapping {
+                base,
+                len,
+                start: base,
+                page: page_size(),
+            })
+        }
+    }
+}
+
+/// Allocates device memory on `dev` with `policy`, charging it against `capacity`.
+pub(crate) fn malloc_device(
+    api: &str,
+    (dev, epoch): (i32, u64),
+    size: usize,
+    policy: u32,
+    sizing: Sizing,
+    capacity: u64,
+) -> R<usize> {
+    let huge1g = matches!(policy, 6 | 7);
+    let hw_size = match sizing {
+        Sizing::Padded if !huge1g => align_up(size, 32).and_then(|v| v.checked_add(32)),
+        _ => align_up(size, 32),
+    }
+    .ok_or_else(|| Fail {
+        code: RT_MEMORY_ALLOCATION,
+        msg: format!("size {size} overflows"),
+    })?;
+    {
+        let t = read();
+        let used = t.used(dev);
+        if used.saturating_add(hw_size as u64) > capacity {
+            return fail(
+                RT_MEMORY_ALLOCATION,
+                format!(
+                    "device {dev} is out of memory: {size} bytes requested, {} of {capacity} \
+                     bytes free (ASCENDCL_EMU_MEMORY sets the capacity)",
+                    capacity.saturating_sub(used)
+                ),
+            );
+        }
+    }
+    let m = map_for_policy(api, size, hw_size, policy)?;
+    let mut t = write();
+    if t.used(dev).saturating_add(hw_size as u64) > capacity {
+        drop(t);
+        unmap(m.base, m.len);
+        return fail(
+            RT_MEMORY_ALLOCATION,
+            format!("device {dev} is out of memory: {size} bytes requested"),
+        );
+    }
+    t.insert(Alloc {
+        start: m.start,
+        size,
+        span: m.len - (m.start - m.base),
+        kind: Kind::Device(dev),
+        page_size: m.page,
+        epoch,
+        map_base: m.base,
+        map_len: m.len,
+        charge: hw_size as u64,
+        hw_size,
+    });
+    Ok(m.start)
+}
+
+/// Allocates pinned host memory.
+pub(crate) fn malloc_host(size: usize) -> R<usize> {
+    let len = align_up(size, page_size() as usize).ok_or_else(|| Fail {
+        code: RT_MEMORY_ALLOCATION,
+        msg: format!("size {size} overflows"),
+    })?;
+    let base = map_anon(len, 0).ok_or_else(|| Fail {
+        code: RT_MEMORY_ALLOCATION,
+        msg: format!("cannot allocate {size} bytes of host memory"),
+    })?;
+    write().insert(Alloc {
+        start: base,
+        size,
+        span: len,
+        kind: Kind::Pinned,
+        page_size: page_size(),
+        epoch: 0,
+        map_base: base,
+        map_len: len,
+        charge: 0,
+        hw_size: size,
+    });
+    Ok(base)
+}

@@ -1,0 +1,67 @@
+//! Fault injection (process-wide, so these tests run one at a time).
+#![allow(clippy::undocumented_unsafe_blocks)]
+
+mod common;
+use ascendcl_emu::{
+    FaultSpec, clear_faults, inject_fault, inject_fault_with_code, set_faults_from_str,
+};
+use common::*;
+use std::sync::Mutex;
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+#[test]
+fn nth_call_fails_with_the_documented_code() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _d = Dev::new(0);
+    inject_fault("aclrtMalloc", FaultSpec::Nth(3));
+    let a = malloc(16);
+    let b = malloc(16);
+    let mut c = null_mut();
+    assert_eq!(unsafe { aclrtMalloc(&mut c, 16, 0) }, 207001);
+    assert!(take_msg().contains("injected"));
+    let d = malloc(16);
+    clear_faults();
+    for p in [a, b, d] {
+        free(p);
+    }
+}
+
+#[test]
+fn every_call_fails_and_the_env_syntax_parses() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _d = Dev::new(0);
+    set_faults_from_str("aclrtMemcpy:*, aclrtCreateStream:1, aclrtSynchronizeStream:1=507053")
+        .unwrap();
+    let a = [0u8; 4];
+    let mut b = [0u8; 4];
+    for _ in 0..3 {
+        err(
+            unsafe { aclrtMemcpy(b.as_mut_ptr().cast(), 4, a.as_ptr().cast(), 4, 0) },
+            507000,
+        );
+    }
+    let mut s = null_mut();
+    err(unsafe { aclrtCreateStream(&mut s) }, 207008);
+    let s = stream();
+    err(unsafe { aclrtSynchronizeStream(s) }, 507053);
+    ok(unsafe { aclrtSynchronizeStream(s) });
+    clear_faults();
+    ok(unsafe { aclrtMemcpy(b.as_mut_ptr().cast(), 4, a.as_ptr().cast(), 4, 0) });
+    ok(unsafe { aclrtDestroyStream(s) });
+    assert!(set_faults_from_str("aclrtMalloc").is_err());
+    assert!(set_faults_from_str("aclrtMalloc:0").is_err());
+    assert!(set_faults_from_str("x:1").is_err());
+    assert!(set_faults_from_str("aclrtMalloc:1=abc").is_err());
+    clear_faults();
+}
+
+#[test]
+fn pointer_returning_functions_fail_with_null() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    inject_fault_with_code("aclrtGetSocName", FaultSpec::Every, 507000);
+    assert!(unsafe { aclrtGetSocName() }.is_null());
+    clear_faults();
+    assert!(!unsafe { aclrtGetSocName() }.is_null());
+    take_msg();
+}
