@@ -1,6 +1,237 @@
-//! `cargo xtask sample`: builds and runs a sample the way its reference run.sh does.
+//! `cargo xtask sample`: builds and runs a sample the way its reference `run.sh` does.
+//!
+//! The steps of the CANN runtime's `run.sh`, one for one:
+//!
+//! | run.sh | here |
+//! |---|---|
+//! | `source setenv.bash`; `echo "[INFO]: Current compile soc version is ${SOC_VERSION}"` | the same line, with the SoC the kernels are built for (or the emulator) |
+//! | `cmake -B build …; cmake --build build; cmake --install build` | cmake provisioned by `tools::cmake()`, then `cargo build -p <sample>` (the kernels' build script drives CMake) |
+//! | `./build/main \| tee output_msg.txt` | the binary run from the sample's directory, its stdout copied to the terminal and to `samples/<name>/output_msg.txt` as it arrives; stderr passes through |
+//! | `grep "Source data:" … \| awk -F':' …` twice | the first line holding each marker, the text between its first and second `:`, trimmed |
+//! | `[SUCCESS] …` / `[FAILURE] …` | the same lines; exit code 1 on failure (run.sh always exits 0) |
+//!
+//! Stricter than run.sh: a value that is missing (run.sh would compare two empty strings and
+//! report success) or a sample that exits non-zero is a failure.
+
+use crate::tools;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const USAGE: &str = "usage: cargo xtask sample <name> [-- ARGS...] | cargo xtask sample --list";
+
+/// File the sample's output is copied to, in the sample's directory (as run.sh writes it in its own).
+pub const OUTPUT_FILE: &str = "output_msg.txt";
+
+/// A sample under `samples/`: its directory name (also its package and binary name) and description.
+struct Sample {
+    name: String,
+    dir: PathBuf,
+    description: String,
+}
+
+fn samples() -> Result<Vec<Sample>, String> {
+    let dir = tools::workspace_root().join("samples");
+    let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut out = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(manifest) = std::fs::read_to_string(path.join("Cargo.toml")) else {
+            continue;
+        };
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let description = manifest
+            .lines()
+            .find_map(|l| {
+                let (k, v) = l.split_once('=')?;
+                (k.trim() == "description").then(|| v.trim().trim_matches('"').to_string())
+            })
+            .unwrap_or_default();
+        out.push(Sample {
+            name: name.to_string(),
+            dir: path.clone(),
+            description,
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
 
 /// Runs `cargo xtask sample ...`.
-pub fn run(_args: &[String]) -> Result<(), String> {
-    Err("the h2d_sync sample is not built yet".to_string())
+pub fn run(args: &[String]) -> Result<(), String> {
+    let (ours, theirs) = match args.iter().position(|a| a == "--") {
+        Some(i) => (&args[..i], &args[i + 1..]),
+        None => (args, &[][..]),
+    };
+    let all = samples()?;
+    match ours {
+        [flag] if flag == "--list" => {
+            for s in &all {
+                println!("{:<12} {}", s.name, s.description);
+            }
+            Ok(())
+        }
+        [name] if !name.starts_with('-') => {
+            let sample = all.iter().find(|s| &s.name == name).ok_or_else(|| {
+                let names: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();
+                format!("no sample {name:?}; samples: {}", names.join(", "))
+            })?;
+            run_sample(sample, theirs)
+        }
+        _ => Err(USAGE.to_string()),
+    }
+}
+
+fn run_sample(sample: &Sample, sample_args: &[String]) -> Result<(), String> {
+    // run.sh: source the environment, report the SoC the kernels are compiled for.
+    println!(
+        "[INFO]: Current compile soc version is {}",
+        crate::env::compile_soc_version()
+    );
+
+    tools::step("locating cmake (provisioning it into target/tools if absent)");
+    let cmake = tools::cmake()?;
+
+    // run.sh: cmake configure, build, install. Here cargo builds the sample; the kernels' build
+    // script runs CMake with the cmake found above.
+    tools::step(&format!(
+        "building {} (cargo build -p {0}; CMake builds the kernels)",
+        sample.name
+    ));
+    tools::run(tools::cargo().env("CMAKE", &cmake).args([
+        "build",
+        "--quiet",
+        "-p",
+        &sample.name,
+        "--bin",
+        &sample.name,
+    ]))?;
+    let binary = tools::target_dir().join("debug").join(&sample.name);
+    if !binary.is_file() {
+        return Err(format!(
+            "cargo built {} but {} does not exist",
+            sample.name,
+            binary.display()
+        ));
+    }
+    // run.sh: ./build/main | tee output_msg.txt
+    let log_path = sample.dir.join(OUTPUT_FILE);
+    tools::step(&format!(
+        "running {} {}| tee {}",
+        binary.display(),
+        sample_args
+            .iter()
+            .map(|a| format!("{a} "))
+            .collect::<String>(),
+        log_path.display()
+    ));
+    let status = run_tee(&binary, sample_args, &sample.dir, &log_path)?;
+
+    // run.sh: grep/awk the two values and compare them.
+    let log = std::fs::read_to_string(&log_path)
+        .map_err(|e| format!("cannot read {}: {e}", log_path.display()))?;
+    let source = field_after(&log, "Source data:");
+    let destination = field_after(&log, "Destination data:");
+    let shown = |v: &Option<String>| v.clone().unwrap_or_default();
+    match (&source, &destination) {
+        (Some(s), Some(d)) if s == d && status.success() => {
+            println!(
+                "[SUCCESS] Memory copy successfully. Values at source and destination are equal: {s}"
+            );
+            Ok(())
+        }
+        _ => {
+            println!(
+                "[FAILURE] Memory copy failed. Value at source is {}, but value at destination is {}",
+                shown(&source),
+                shown(&destination)
+            );
+            let mut why = Vec::new();
+            if !status.success() {
+                why.push(format!("{} exited with {status}", sample.name));
+            }
+            if source.is_none() {
+                why.push("no `Source data:` line in the output".to_string());
+            }
+            if destination.is_none() {
+                why.push("no `Destination data:` line in the output".to_string());
+            }
+            if why.is_empty() {
+                why.push("the values differ".to_string());
+            }
+            Err(format!(
+                "sample {} failed: {} (output in {})",
+                sample.name,
+                why.join("; "),
+                log_path.display()
+            ))
+        }
+    }
+}
+
+/// Runs `binary` in `dir`, copying its stdout to ours and to `log` as it arrives.
+fn run_tee(
+    binary: &Path,
+    args: &[String],
+    dir: &Path,
+    log: &Path,
+) -> Result<std::process::ExitStatus, String> {
+    let mut file =
+        std::fs::File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+    let mut child = Command::new(binary)
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+    let mut pipe = child.stdout.take().ok_or("no stdout pipe")?;
+    let mut out = std::io::stdout();
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = match pipe.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("reading the sample's output: {e}")),
+        };
+        // Like tee: keep going if our own stdout is gone, the log is what matters.
+        let _ = out.write_all(&buf[..n]).and_then(|()| out.flush());
+        file.write_all(&buf[..n])
+            .map_err(|e| format!("writing {}: {e}", log.display()))?;
+    }
+    child
+        .wait()
+        .map_err(|e| format!("waiting for {}: {e}", binary.display()))
+}
+
+/// What `grep "<marker>" | awk -F':' '{gsub(/^ +| +$/, "", $2); print $2}' | head -n 1` prints:
+/// on the first line containing `marker`, the text between the first and second `:`, trimmed of
+/// spaces. `None` when no line contains the marker.
+fn field_after(log: &str, marker: &str) -> Option<String> {
+    let line = log.lines().find(|l| l.contains(marker))?;
+    let field = line.split(':').nth(1).unwrap_or("");
+    Some(field.trim_matches(' ').to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::field_after;
+
+    #[test]
+    fn field_after_matches_the_awk_pipeline() {
+        let log = "[INFO]  Allocate memory\n[INFO]  Source data: 123\nDestination data: 123\nDestination data: 9\n";
+        assert_eq!(field_after(log, "Source data:").as_deref(), Some("123"));
+        assert_eq!(
+            field_after(log, "Destination data:").as_deref(),
+            Some("123")
+        );
+        assert_eq!(field_after(log, "Missing:"), None);
+        // awk's $2 stops at the next colon.
+        assert_eq!(
+            field_after("Source data: 1:2", "Source data:").as_deref(),
+            Some("1")
+        );
+    }
 }

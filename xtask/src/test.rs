@@ -35,6 +35,21 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
     )?;
     tools::step("C program against the real headers, on the emulator's shared library");
     emu_root::c_program_test()?;
+    tools::step("ascendcl-sys with feature `link` against that install root (cargo check)");
+    tools::run(
+        cargo()
+            .args([
+                "check",
+                "--quiet",
+                "--package",
+                "ascendcl-sys",
+                "--features",
+                "link",
+            ])
+            .env("ASCEND_HOME_PATH", tools::target_dir().join("emu-root"))
+            .env_remove("ASCENDCL_LIB")
+            .env_remove("ASCEND_INSTALL_PATH"),
+    )?;
     if ci {
         tools::step("bindings freshness: regenerate from the headers and compare");
         bindgen::check(&tools::headers()?)?;

@@ -1,1 +1,478 @@
-//! AscendC kernels (work in progress).
+//! The AscendC kernels of the CANN runtime's memory samples, `DeviceWrite` and `DeviceRead`,
+//! built with CMake and callable from safe Rust.
+//!
+//! | kernel (cpp/kernels/write_read_value.cpp) | what it does | Rust |
+//! |---|---|---|
+//! | `DeviceWrite(__gm__ int* p, int v)` | `p[block_idx] = v`, prints `Source data: v` | [`write_value`] |
+//! | `DeviceRead(__gm__ int* p)` | prints `Destination data: p[block_idx]` | [`read_value`] |
+//!
+//! # Two build modes, one API
+//!
+//! The build script picks the mode ([`mode`]); docs/kernels.md has the details.
+//!
+//! * [`Mode::Npu`]: a CANN install with `ascendc.cmake` was found at build time. The kernels are
+//!   compiled by CANN's `ascendc_library()` for `SOC_VERSION`, and launched with
+//!   `<<<blockDim, nullptr, stream>>>` from two `extern "C"` launchers. They run on the NPU, on
+//!   the CANN backend.
+//! * [`Mode::Host`]: otherwise. The same kernel sources are compiled by the host C++ compiler
+//!   against a small compatibility header (`block_idx`, `__gm__`, `__aicore__`, `__global__`,
+//!   `AscendC::printf`). A launch enqueues one host function on the stream
+//!   (`aclrtLaunchHostFunc`, [`Stream::launch_host_fn`]); when the stream reaches it, it runs
+//!   every block in turn, each with its own `block_idx`. They run on the emulator backend, whose
+//!   device memory is host memory.
+//!
+//! Either way a launch is ordered with the stream's other work, and the kernels' `printf` lines
+//! reach stdout in order with the program's own output: the host build flushes C's stdout after
+//! every line, and the launch flushes Rust's stdout first.
+//!
+//! ```no_run
+//! use ascendcl::{DeviceBuffer, MallocPolicy, Runtime};
+//!
+//! let rt = Runtime::new()?;
+//! let device = rt.device(0)?;
+//! let stream = device.create_stream()?;
+//! let mut buf = DeviceBuffer::<i32>::zeroed(&device, 1, MallocPolicy::HugeFirst)?;
+//! ascendc_kernels::write_value(&stream, &mut buf, 123, 1)?; // prints "Source data: 123"
+//! ascendc_kernels::read_value(&stream, &buf, 1)?; // prints "Destination data: 123"
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![warn(missing_docs)]
+
+use ascendcl::{BackendKind, DeviceBuffer, Stream};
+use std::fmt;
+use std::io::Write;
+
+/// How the kernels of this build were compiled, and so where they can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Compiled for the host CPU; run by the emulator backend.
+    Host,
+    /// Compiled by CANN's `ascendc_library()`; run on an NPU by the CANN backend.
+    Npu,
+}
+
+impl Mode {
+    /// The short name: `host` or `npu`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Host => "host",
+            Mode::Npu => "npu",
+        }
+    }
+
+    /// Whether kernels of this mode can run on a backend of `kind`.
+    pub fn runs_on(self, kind: BackendKind) -> bool {
+        match self {
+            Mode::Host => kind == BackendKind::Emulator,
+            Mode::Npu => matches!(kind, BackendKind::Cann | BackendKind::Linked),
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Mode::Host => "host (kernels compiled for the host CPU, run on the emulator)",
+            Mode::Npu => "npu (kernels compiled by ascendc_library for the NPU)",
+        })
+    }
+}
+
+/// The mode the build script compiled the kernels in.
+pub const fn mode() -> Mode {
+    if cfg!(ascendc_kernels_npu) {
+        Mode::Npu
+    } else {
+        Mode::Host
+    }
+}
+
+/// What the build script found and used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BuildInfo {
+    /// The build mode.
+    pub mode: Mode,
+    /// The SoC the kernels were compiled for (NPU mode).
+    pub soc_version: Option<&'static str>,
+    /// Where the SoC version came from (`$SOC_VERSION`, a file, `npu-smi info`, ...).
+    pub soc_origin: Option<&'static str>,
+    /// The directory of `ascendc.cmake` (NPU mode).
+    pub ascendc_cmake_dir: Option<&'static str>,
+    /// The CANN install root (NPU mode).
+    pub cann_root: Option<&'static str>,
+    /// The cmake binary that built the kernels.
+    pub cmake: &'static str,
+}
+
+const fn non_empty(s: &'static str) -> Option<&'static str> {
+    if s.is_empty() { None } else { Some(s) }
+}
+
+/// What the build script found and used.
+pub const fn build_info() -> BuildInfo {
+    BuildInfo {
+        mode: mode(),
+        soc_version: non_empty(env!("ASCENDC_KERNELS_SOC_VERSION")),
+        soc_origin: non_empty(env!("ASCENDC_KERNELS_SOC_ORIGIN")),
+        ascendc_cmake_dir: non_empty(env!("ASCENDC_KERNELS_ASCENDC_CMAKE_DIR")),
+        cann_root: non_empty(env!("ASCENDC_KERNELS_CANN_ROOT")),
+        cmake: env!("ASCENDC_KERNELS_CMAKE"),
+    }
+}
+
+/// Why a kernel could not be launched or did not complete.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum KernelError {
+    /// `block_dim` was 0.
+    ZeroBlockDim {
+        /// The kernel.
+        kernel: &'static str,
+    },
+    /// The buffer holds fewer elements than there are blocks (block `i` uses element `i`).
+    BufferTooSmall {
+        /// The kernel.
+        kernel: &'static str,
+        /// Elements in the buffer.
+        len: usize,
+        /// Blocks asked for.
+        block_dim: u32,
+    },
+    /// The buffer lives on another device than the stream.
+    DeviceMismatch {
+        /// The kernel.
+        kernel: &'static str,
+        /// The buffer's device.
+        buffer_device: i32,
+        /// The stream's device.
+        stream_device: i32,
+    },
+    /// The kernels of this build cannot run on the active backend (host kernels need the
+    /// emulator; NPU kernels need CANN).
+    WrongBackend {
+        /// The kernel.
+        kernel: &'static str,
+        /// How the kernels were built.
+        mode: Mode,
+        /// The active backend, if any.
+        backend: Option<BackendKind>,
+    },
+    /// The runtime reported a failure while launching or waiting for the kernel.
+    Runtime {
+        /// The kernel.
+        kernel: &'static str,
+        /// The runtime's error.
+        source: ascendcl::Error,
+    },
+}
+
+impl fmt::Display for KernelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KernelError::ZeroBlockDim { kernel } => {
+                write!(f, "cannot launch {kernel} with blockDim 0")
+            }
+            KernelError::BufferTooSmall {
+                kernel,
+                len,
+                block_dim,
+            } => write!(
+                f,
+                "cannot launch {kernel} with blockDim {block_dim} on a buffer of {len} element(s): \
+                 block i uses element i"
+            ),
+            KernelError::DeviceMismatch {
+                kernel,
+                buffer_device,
+                stream_device,
+            } => write!(
+                f,
+                "cannot launch {kernel} on a stream of device {stream_device} with a buffer of \
+                 device {buffer_device}"
+            ),
+            KernelError::WrongBackend {
+                kernel,
+                mode,
+                backend,
+            } => {
+                let backend = backend.map_or("no".to_string(), |b| b.to_string());
+                let hint = match mode {
+                    Mode::Host => {
+                        "rebuild with CANN's ascendc.cmake available for NPU kernels, or run with \
+                         ASCENDCL_BACKEND=emulator"
+                    }
+                    Mode::Npu => {
+                        "run on the CANN backend, or rebuild with ASCENDC_KERNELS_MODE=host for \
+                         the emulator"
+                    }
+                };
+                write!(
+                    f,
+                    "cannot launch {kernel}: the kernels were built in {} mode, which does not run \
+                     on the {backend} backend; {hint}",
+                    mode.name()
+                )
+            }
+            KernelError::Runtime { kernel, .. } => write!(f, "kernel {kernel} failed"),
+        }
+    }
+}
+
+impl std::error::Error for KernelError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            KernelError::Runtime { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Launches `DeviceWrite` with `block_dim` blocks and waits for it: block `i` stores `value` in
+/// element `i` of `buf` and prints `Source data: <value>`.
+pub fn write_value(
+    stream: &Stream<'_>,
+    buf: &mut DeviceBuffer<'_, i32>,
+    value: i32,
+    block_dim: u32,
+) -> Result<(), KernelError> {
+    const KERNEL: &str = "DeviceWrite";
+    check(KERNEL, stream, buf.device_id(), buf.len(), block_dim)?;
+    // SAFETY: the buffer holds at least `block_dim` elements (checked) and is borrowed mutably
+    // until the stream has finished the kernel (synchronised below), so nothing else touches or
+    // frees it meanwhile.
+    unsafe { launch_device_write(stream, buf.as_mut_ptr(), value, block_dim) }?;
+    wait(KERNEL, stream)
+}
+
+/// Launches `DeviceRead` with `block_dim` blocks and waits for it: block `i` prints
+/// `Destination data: <element i of buf>`.
+pub fn read_value(
+    stream: &Stream<'_>,
+    buf: &DeviceBuffer<'_, i32>,
+    block_dim: u32,
+) -> Result<(), KernelError> {
+    const KERNEL: &str = "DeviceRead";
+    check(KERNEL, stream, buf.device_id(), buf.len(), block_dim)?;
+    // SAFETY: the buffer holds at least `block_dim` elements (checked) and stays borrowed until
+    // the stream has finished the kernel (synchronised below), so it cannot be freed meanwhile.
+    unsafe { launch_device_read(stream, buf.as_ptr(), block_dim) }?;
+    wait(KERNEL, stream)
+}
+
+fn check(
+    kernel: &'static str,
+    stream: &Stream<'_>,
+    buffer_device: i32,
+    len: usize,
+    block_dim: u32,
+) -> Result<(), KernelError> {
+    if buffer_device != stream.device_id() {
+        return Err(KernelError::DeviceMismatch {
+            kernel,
+            buffer_device,
+            stream_device: stream.device_id(),
+        });
+    }
+    if block_dim == 0 {
+        return Err(KernelError::ZeroBlockDim { kernel });
+    }
+    if (block_dim as usize) > len {
+        return Err(KernelError::BufferTooSmall {
+            kernel,
+            len,
+            block_dim,
+        });
+    }
+    Ok(())
+}
+
+fn wait(kernel: &'static str, stream: &Stream<'_>) -> Result<(), KernelError> {
+    stream
+        .synchronize()
+        .map_err(|source| KernelError::Runtime { kernel, source })
+}
+
+fn check_backend(kernel: &'static str) -> Result<(), KernelError> {
+    let backend = ascendcl_sys::active().map(|b| b.kind);
+    match backend {
+        Some(kind) if mode().runs_on(kind) => Ok(()),
+        _ => Err(KernelError::WrongBackend {
+            kernel,
+            mode: mode(),
+            backend,
+        }),
+    }
+}
+
+/// Enqueues `DeviceWrite` on `stream` without waiting: block `i` writes `value` at `ptr[i]`.
+///
+/// # Safety
+/// `ptr` must point to device memory (from the active backend) holding at least `block_dim`
+/// `i32`s, which stays allocated and is not accessed by anything else until the stream has
+/// finished the kernel (a later synchronisation returned).
+pub unsafe fn launch_device_write(
+    stream: &Stream<'_>,
+    ptr: *mut i32,
+    value: i32,
+    block_dim: u32,
+) -> Result<(), KernelError> {
+    const KERNEL: &str = "DeviceWrite";
+    if block_dim == 0 {
+        return Err(KernelError::ZeroBlockDim { kernel: KERNEL });
+    }
+    check_backend(KERNEL)?;
+    // SAFETY: forwarded from the caller.
+    unsafe { imp::device_write(stream, ptr, value, block_dim) }.map_err(|source| {
+        KernelError::Runtime {
+            kernel: KERNEL,
+            source,
+        }
+    })
+}
+
+/// Enqueues `DeviceRead` on `stream` without waiting: block `i` prints `ptr[i]`.
+///
+/// # Safety
+/// `ptr` must point to device memory (from the active backend) holding at least `block_dim`
+/// `i32`s, which stays allocated and is not written by anything else until the stream has
+/// finished the kernel (a later synchronisation returned).
+pub unsafe fn launch_device_read(
+    stream: &Stream<'_>,
+    ptr: *const i32,
+    block_dim: u32,
+) -> Result<(), KernelError> {
+    const KERNEL: &str = "DeviceRead";
+    if block_dim == 0 {
+        return Err(KernelError::ZeroBlockDim { kernel: KERNEL });
+    }
+    check_backend(KERNEL)?;
+    // SAFETY: forwarded from the caller.
+    unsafe { imp::device_read(stream, ptr, block_dim) }.map_err(|source| KernelError::Runtime {
+        kernel: KERNEL,
+        source,
+    })
+}
+
+/// Kernel output goes to the C `stdout`; whatever Rust has buffered must reach the fd first.
+fn flush_rust_stdout() {
+    let _ = std::io::stdout().flush();
+}
+
+#[cfg(not(ascendc_kernels_npu))]
+mod imp {
+    //! Host mode: the kernels are host functions; a launch is one host function on the stream
+    //! that runs every block in turn with its own `block_idx`.
+    use ascendcl::Stream;
+
+    unsafe extern "C" {
+        fn ascendc_kernels_host_set_block(idx: u32, num: u32);
+        fn DeviceWrite(dev_ptr: *mut i32, value: i32);
+        fn DeviceRead(dev_ptr: *mut i32);
+    }
+
+    /// A device address moved into the host function (raw pointers are not `Send`).
+    #[derive(Clone, Copy)]
+    struct Addr(usize);
+
+    fn run_blocks(block_dim: u32, mut kernel: impl FnMut()) {
+        for b in 0..block_dim {
+            // SAFETY: only stores two thread-local integers.
+            unsafe { ascendc_kernels_host_set_block(b, block_dim) };
+            kernel();
+        }
+    }
+
+    /// # Safety
+    /// As [`crate::launch_device_write`]; `block_dim > 0`.
+    pub(super) unsafe fn device_write(
+        stream: &Stream<'_>,
+        ptr: *mut i32,
+        value: i32,
+        block_dim: u32,
+    ) -> ascendcl::Result<()> {
+        super::flush_rust_stdout();
+        let addr = Addr(ptr as usize);
+        stream
+            .launch_host_fn(move || {
+                run_blocks(block_dim, || {
+                    // SAFETY: the emulator's device memory is host memory; the caller keeps
+                    // `block_dim` elements at `addr` alive and unshared until the stream has
+                    // run this function, and block b only writes element b.
+                    unsafe { DeviceWrite(addr.0 as *mut i32, value) }
+                })
+            })
+            .map(drop)
+    }
+
+    /// # Safety
+    /// As [`crate::launch_device_read`]; `block_dim > 0`.
+    pub(super) unsafe fn device_read(
+        stream: &Stream<'_>,
+        ptr: *const i32,
+        block_dim: u32,
+    ) -> ascendcl::Result<()> {
+        super::flush_rust_stdout();
+        let addr = Addr(ptr as usize);
+        stream
+            .launch_host_fn(move || {
+                run_blocks(block_dim, || {
+                    // SAFETY: as in `device_write`; DeviceRead only reads element b.
+                    unsafe { DeviceRead(addr.0 as *mut i32) }
+                })
+            })
+            .map(drop)
+    }
+}
+
+#[cfg(ascendc_kernels_npu)]
+mod imp {
+    //! NPU mode: the `extern "C"` launchers of cpp/kernels/write_read_value.cpp enqueue the
+    //! kernels with `<<<blockDim, nullptr, stream>>>`.
+    use ascendcl::Stream;
+    use ascendcl::sys::aclrtStream;
+
+    // The launchers take `void* stream`; `aclrtStream` is that type.
+    unsafe extern "C" {
+        fn ascendc_kernels_launch_DeviceWrite(
+            block_dim: u32,
+            stream: aclrtStream,
+            dev_ptr: *mut i32,
+            value: i32,
+        );
+        fn ascendc_kernels_launch_DeviceRead(
+            block_dim: u32,
+            stream: aclrtStream,
+            dev_ptr: *mut i32,
+        );
+    }
+
+    /// # Safety
+    /// As [`crate::launch_device_write`]; `block_dim > 0`.
+    pub(super) unsafe fn device_write(
+        stream: &Stream<'_>,
+        ptr: *mut i32,
+        value: i32,
+        block_dim: u32,
+    ) -> ascendcl::Result<()> {
+        super::flush_rust_stdout();
+        stream.make_current()?;
+        // SAFETY: the stream is live while borrowed; the caller upholds the memory contract.
+        unsafe { ascendc_kernels_launch_DeviceWrite(block_dim, stream.as_raw(), ptr, value) };
+        Ok(())
+    }
+
+    /// # Safety
+    /// As [`crate::launch_device_read`]; `block_dim > 0`.
+    pub(super) unsafe fn device_read(
+        stream: &Stream<'_>,
+        ptr: *const i32,
+        block_dim: u32,
+    ) -> ascendcl::Result<()> {
+        super::flush_rust_stdout();
+        stream.make_current()?;
+        // SAFETY: the stream is live while borrowed; the caller upholds the memory contract.
+        unsafe { ascendc_kernels_launch_DeviceRead(block_dim, stream.as_raw(), ptr as *mut i32) };
+        Ok(())
+    }
+}

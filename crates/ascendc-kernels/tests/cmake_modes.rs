@@ -1,0 +1,344 @@
+//! The CMake side of both build modes, driven through the same helpers the build script uses.
+//!
+//! - Host mode: configure and build `cpp/` for the host; the library has the kernel symbols.
+//! - NPU mode, as far as it goes without CANN: configure `cpp/` against a fake install tree whose
+//!   stand-in `ascendc.cmake` defines `ascendc_library()` and records its arguments.
+//! - Failures: the report names the command and carries the tail of CMake's output.
+//! - SoC detection and cmake discovery.
+
+#[path = "../build/detect.rs"]
+mod detect;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn cmake() -> PathBuf {
+    // The binary the build script used (it found one, or this test would not be compiled).
+    PathBuf::from(env!("ASCENDC_KERNELS_CMAKE"))
+}
+
+fn cpp_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("cpp")
+}
+
+fn configure(build: &Path, defs: &[String]) -> Result<String, detect::CmakeFailure> {
+    let mut cmd = Command::new(cmake());
+    cmd.arg("-S").arg(cpp_dir()).arg("-B").arg(build).args(defs);
+    detect::run_step("configure", &mut cmd)
+}
+
+/// A fake CANN root with a stand-in ascendc.cmake. Its `ascendc_library` writes its arguments,
+/// the SoC and the package path to `ascendc_library_calls.txt`, and declares an imported static
+/// library (pointing at an empty archive) so that the rest of the CMakeLists can use the target.
+fn fake_install(root: &Path) -> PathBuf {
+    let cmake_dir = root
+        .join(format!("{}-linux", ascendcl_sdk::arch()))
+        .join("tikcpp/ascendc_kernel_cmake");
+    std::fs::create_dir_all(&cmake_dir).unwrap();
+    std::fs::write(cmake_dir.join("fake_kernels.a"), b"!<arch>\n").unwrap();
+    std::fs::write(
+        cmake_dir.join("ascendc.cmake"),
+        r#"
+function(ascendc_library name type)
+  file(APPEND "${CMAKE_BINARY_DIR}/ascendc_library_calls.txt"
+       "name=${name}\ntype=${type}\nsources=${ARGN}\nsoc=${SOC_VERSION}\npackage=${ASCEND_CANN_PACKAGE_PATH}\nrun_mode=${RUN_MODE}\n")
+  add_library(${name} STATIC IMPORTED GLOBAL)
+  set_target_properties(${name} PROPERTIES
+    IMPORTED_LOCATION "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/fake_kernels.a"
+    INTERFACE_LINK_LIBRARIES "ascendc_runtime;-lprofapi")
+endfunction()
+"#,
+    )
+    .unwrap();
+    cmake_dir
+}
+
+#[test]
+fn host_mode_builds_a_library_with_the_kernels() {
+    let tmp = tempfile::tempdir().unwrap();
+    let build = tmp.path().join("build");
+    configure(&build, &["-DKERNELS_MODE=host".into()]).unwrap();
+    let mut cmd = Command::new(cmake());
+    cmd.arg("--build").arg(&build);
+    detect::run_step("build", &mut cmd).unwrap();
+    let link = std::fs::read_to_string(build.join("ascendc_kernels_link.txt")).unwrap();
+    let archive = PathBuf::from(link.lines().next().unwrap());
+    assert!(archive.ends_with("libascendc_kernels_host.a"), "{link}");
+    let bytes = std::fs::read(&archive).unwrap();
+    for symbol in [
+        "DeviceWrite",
+        "DeviceRead",
+        "ascendc_kernels_host_set_block",
+    ] {
+        assert!(
+            bytes.windows(symbol.len()).any(|w| w == symbol.as_bytes()),
+            "{symbol} missing from {}",
+            archive.display()
+        );
+    }
+    // The NPU launchers are compiled out of the host build.
+    assert!(
+        !bytes.windows(24).any(|w| w == b"ascendc_kernels_launch_D"),
+        "host library contains the NPU launchers"
+    );
+}
+
+#[test]
+fn npu_mode_configures_against_a_fake_install() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("cann");
+    let cmake_dir = fake_install(&root);
+    // The crate's discovery finds the stand-in where a real install keeps it.
+    assert_eq!(
+        ascendcl_sdk::ascendc_cmake_dir(&root, None).unwrap(),
+        cmake_dir,
+        "ascendc.cmake not found where CANN keeps it"
+    );
+    let build = tmp.path().join("build");
+    configure(
+        &build,
+        &[
+            "-DKERNELS_MODE=npu".into(),
+            "-DSOC_VERSION=Ascend910B2".into(),
+            format!("-DASCENDC_CMAKE_DIR={}", cmake_dir.display()),
+            format!("-DASCEND_CANN_PACKAGE_PATH={}", root.display()),
+        ],
+    )
+    .unwrap();
+    let calls = std::fs::read_to_string(build.join("ascendc_library_calls.txt")).unwrap();
+    let field = |k: &str| {
+        calls
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{k}=")))
+            .unwrap_or_else(|| panic!("{k} not recorded in {calls}"))
+            .to_string()
+    };
+    assert_eq!(field("name"), "ascendc_kernels_npu");
+    assert_eq!(field("type"), "STATIC");
+    let sources = field("sources");
+    assert!(
+        sources.ends_with("kernels/write_read_value.cpp") && !sources.contains(';'),
+        "{sources}"
+    );
+    assert_eq!(field("soc"), "Ascend910B2");
+    assert_eq!(field("package"), root.display().to_string());
+    assert_eq!(field("run_mode"), "npu");
+    assert_eq!(calls.matches("name=").count(), 1, "called once: {calls}");
+
+    // The link file the build script reads names the library and its interface libraries.
+    let link = std::fs::read_to_string(build.join("ascendc_kernels_link.txt")).unwrap();
+    let lines: Vec<&str> = link.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(
+        lines,
+        [
+            cmake_dir
+                .join("fake_kernels.a")
+                .display()
+                .to_string()
+                .as_str(),
+            "ascendc_runtime",
+            "-lprofapi"
+        ]
+    );
+}
+
+#[test]
+fn npu_mode_without_soc_fails_with_command_and_output_tail() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cmake_dir = fake_install(&tmp.path().join("cann"));
+    let err = configure(
+        &tmp.path().join("build"),
+        &[
+            "-DKERNELS_MODE=npu".into(),
+            format!("-DASCENDC_CMAKE_DIR={}", cmake_dir.display()),
+        ],
+    )
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.starts_with("CMake configure failed: exit status: 1"),
+        "{text}"
+    );
+    assert!(text.contains("command: "), "{text}");
+    assert!(text.contains("-DKERNELS_MODE=npu"), "{text}");
+    assert!(text.contains("needs SOC_VERSION"), "{text}");
+    assert!(err.tail.len() <= detect::TAIL_LINES);
+}
+
+#[test]
+fn a_missing_ascendc_cmake_is_reported_by_cmake() {
+    let tmp = tempfile::tempdir().unwrap();
+    let err = configure(
+        &tmp.path().join("build"),
+        &[
+            "-DKERNELS_MODE=npu".into(),
+            "-DSOC_VERSION=Ascend910B2".into(),
+            format!(
+                "-DASCENDC_CMAKE_DIR={}",
+                tmp.path().join("nowhere").display()
+            ),
+        ],
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("needs ASCENDC_CMAKE_DIR holding ascendc.cmake"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_cmake_that_cannot_start_is_reported() {
+    let mut cmd = Command::new("/nonexistent/cmake");
+    cmd.arg("--version");
+    let err = detect::run_step("configure", &mut cmd).unwrap_err();
+    assert!(err.outcome.starts_with("could not start"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("command: /nonexistent/cmake --version")
+    );
+}
+
+#[test]
+fn command_lines_are_quoted_for_a_shell() {
+    let mut cmd = Command::new("cmake");
+    cmd.args(["-DX=a b", "it's", "-S", "/p/q"]);
+    assert_eq!(
+        detect::command_line(&cmd),
+        r#"cmake '-DX=a b' 'it'\''s' -S /p/q"#
+    );
+}
+
+#[test]
+fn cmake_is_found_in_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path();
+    let provisioned = detect::provisioned_cmake(ws);
+    let on_path = ws.join("bin/cmake");
+    for p in [&provisioned, &on_path] {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, b"").unwrap();
+    }
+    let path = Some(ws.join("bin").into_os_string());
+    let (found, origin) = detect::find_cmake(Some(on_path.clone().into()), None, Some(ws)).unwrap();
+    assert_eq!((found, origin), (on_path.clone(), "$CMAKE"));
+    let (found, origin) = detect::find_cmake(None, path, Some(ws)).unwrap();
+    assert_eq!((found, origin), (on_path, "PATH"));
+    let (found, origin) = detect::find_cmake(None, None, Some(ws)).unwrap();
+    assert_eq!((found, origin), (provisioned, "target/tools"));
+    let err = detect::find_cmake(
+        Some("/nonexistent/cmake".into()),
+        Some("/nonexistent".into()),
+        Some(&ws.join("empty")),
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("$CMAKE = /nonexistent/cmake (no such file)"),
+        "{err}"
+    );
+    assert!(err.contains("cargo xtask tools"), "{err}");
+}
+
+#[test]
+fn soc_version_sources_in_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    let root = tmp.path().join("cann");
+    std::fs::create_dir_all(&ws).unwrap();
+    let mut inputs = detect::SocInputs {
+        env: Some("Ascend310P3".into()),
+        workspace_root: Some(ws.clone()),
+        npu_smi: None,
+        install_root: Some(root.clone()),
+        arch: "x86_64".into(),
+    };
+    let soc = detect::detect_soc_version(&inputs).unwrap();
+    assert_eq!(
+        (soc.version.as_str(), soc.origin.as_str()),
+        ("Ascend310P3", "$SOC_VERSION")
+    );
+
+    inputs.env = None;
+    let err = detect::detect_soc_version(&inputs).unwrap_err();
+    for part in [
+        "$SOC_VERSION: not set",
+        "soc_version: missing",
+        "npu-smi info: not available",
+        "no Ascend*.ini",
+    ] {
+        assert!(err.contains(part), "{part:?} not in {err}");
+    }
+
+    let platform = root.join("x86_64-linux/data/platform_config");
+    std::fs::create_dir_all(&platform).unwrap();
+    std::fs::write(platform.join("Ascend910B3.ini"), b"").unwrap();
+    assert_eq!(
+        detect::detect_soc_version(&inputs).unwrap().version,
+        "Ascend910B3"
+    );
+    std::fs::write(platform.join("Ascend910B4.ini"), b"").unwrap();
+    let err = detect::detect_soc_version(&inputs).unwrap_err();
+    assert!(
+        err.contains("2 SoCs (Ascend910B3, Ascend910B4), cannot choose"),
+        "{err}"
+    );
+
+    inputs.npu_smi = Some(NPU_SMI.to_string());
+    let soc = detect::detect_soc_version(&inputs).unwrap();
+    assert_eq!(
+        (soc.version.as_str(), soc.origin.as_str()),
+        ("Ascend910B2", "npu-smi info")
+    );
+
+    std::fs::write(ws.join("soc_version"), "# the board\n\nAscend910B1\n").unwrap();
+    assert_eq!(
+        detect::detect_soc_version(&inputs).unwrap().version,
+        "Ascend910B1"
+    );
+}
+
+const NPU_SMI: &str = "\
++------------------------------------------------------------------------------------------------+
+| npu-smi 24.1.rc2                 Version: 24.1.rc2                                             |
++---------------------------+---------------+----------------------------------------------------+
+| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|
+| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |
++===========================+===============+====================================================+
+| 0     910B2               | OK            | 93.2        36                0    / 0             |
+| 0                         | 0000:C1:00.0  | 0           0    / 0          3390 / 65536         |
++===========================+===============+====================================================+
+";
+
+#[test]
+fn npu_smi_output_without_a_chip_gives_nothing() {
+    assert_eq!(
+        detect::soc_from_npu_smi(NPU_SMI).as_deref(),
+        Some("Ascend910B2")
+    );
+    assert_eq!(detect::soc_from_npu_smi("no devices"), None);
+}
+
+#[test]
+fn mode_requests_parse() {
+    use detect::ModeRequest;
+    assert_eq!(detect::parse_mode_request(None), Ok(ModeRequest::Auto));
+    assert_eq!(
+        detect::parse_mode_request(Some("host")),
+        Ok(ModeRequest::Host)
+    );
+    assert_eq!(
+        detect::parse_mode_request(Some(" npu ")),
+        Ok(ModeRequest::Npu)
+    );
+    assert!(
+        detect::parse_mode_request(Some("gpu"))
+            .unwrap_err()
+            .contains("ASCENDC_KERNELS_MODE")
+    );
+}
+
+#[test]
+fn the_workspace_root_is_found_from_the_crate() {
+    let root = detect::workspace_root(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+    assert!(root.join("crates/ascendc-kernels").is_dir());
+}

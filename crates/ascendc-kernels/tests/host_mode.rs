@@ -1,0 +1,164 @@
+//! The kernels in host mode, launched on the emulator's streams.
+//!
+//! Skipped (with a note) when the build chose NPU mode: those kernels need CANN and a device.
+
+use ascendc_kernels::{KernelError, Mode};
+use ascendcl::{BackendChoice, BackendKind, DeviceBuffer, MallocPolicy, Runtime};
+
+fn runtime() -> Option<Runtime> {
+    if ascendc_kernels::mode() != Mode::Host {
+        eprintln!("skipped: kernels were built in NPU mode");
+        return None;
+    }
+    Some(Runtime::with_backend(BackendChoice::Emulator).expect("the emulator backend"))
+}
+
+#[test]
+fn the_build_reports_host_mode() {
+    let info = ascendc_kernels::build_info();
+    assert_eq!(info.mode, ascendc_kernels::mode());
+    if info.mode == Mode::Host {
+        assert_eq!(info.soc_version, None);
+        assert_eq!(info.ascendc_cmake_dir, None);
+        assert_eq!(info.cann_root, None);
+    } else {
+        assert!(info.soc_version.is_some() && info.ascendc_cmake_dir.is_some());
+    }
+    assert!(!info.cmake.is_empty());
+}
+
+#[test]
+fn modes_run_on_their_backends() {
+    assert!(Mode::Host.runs_on(BackendKind::Emulator));
+    assert!(!Mode::Host.runs_on(BackendKind::Cann));
+    assert!(Mode::Npu.runs_on(BackendKind::Cann));
+    assert!(Mode::Npu.runs_on(BackendKind::Linked));
+    assert!(!Mode::Npu.runs_on(BackendKind::Emulator));
+}
+
+#[test]
+fn every_block_writes_its_own_element() {
+    let Some(rt) = runtime() else { return };
+    let device = rt.device(0).unwrap();
+    let stream = device.create_stream().unwrap();
+    let mut buf = DeviceBuffer::from_slice(&device, &[-1i32; 8], MallocPolicy::HugeFirst).unwrap();
+    ascendc_kernels::write_value(&stream, &mut buf, 42, 5).unwrap();
+    assert_eq!(buf.to_vec().unwrap(), [42, 42, 42, 42, 42, -1, -1, -1]);
+    // Reading does not change anything.
+    ascendc_kernels::read_value(&stream, &buf, 8).unwrap();
+    assert_eq!(buf.to_vec().unwrap(), [42, 42, 42, 42, 42, -1, -1, -1]);
+}
+
+#[test]
+fn a_host_to_device_copy_is_what_the_kernel_writes_over() {
+    let Some(rt) = runtime() else { return };
+    let device = rt.device(0).unwrap();
+    let stream = device.create_stream().unwrap();
+    let mut buf =
+        DeviceBuffer::from_slice(&device, &[123i32, 5], MallocPolicy::NormalOnly).unwrap();
+    ascendc_kernels::read_value(&stream, &buf, 2).unwrap();
+    ascendc_kernels::write_value(&stream, &mut buf, -9, 1).unwrap();
+    assert_eq!(buf.to_vec().unwrap(), [-9, 5]);
+}
+
+#[test]
+fn launches_run_in_stream_order() {
+    let Some(rt) = runtime() else { return };
+    let device = rt.device(0).unwrap();
+    let stream = device.create_stream().unwrap();
+    let mut buf = DeviceBuffer::from_slice(&device, &[0i32; 4], MallocPolicy::HugeFirst).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let first = tx.clone();
+    // A slow host function first: the kernels queued behind it must wait for it.
+    stream
+        .launch_host_fn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            first.send("host fn").unwrap();
+        })
+        .unwrap();
+    let ptr = buf.as_mut_ptr();
+    for value in 1..=3 {
+        // SAFETY: `buf` holds 4 elements, outlives the synchronisation below and is not touched
+        // by anything else until then.
+        unsafe { ascendc_kernels::launch_device_write(&stream, ptr, value, 4) }.unwrap();
+    }
+    stream
+        .launch_host_fn(move || tx.send("after kernels").unwrap())
+        .unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(
+        rx.try_iter().collect::<Vec<_>>(),
+        ["host fn", "after kernels"]
+    );
+    // The last write, queued last, wins.
+    assert_eq!(buf.to_vec().unwrap(), [3, 3, 3, 3]);
+}
+
+#[test]
+fn bad_launches_are_rejected_before_reaching_the_stream() {
+    let Some(rt) = runtime() else { return };
+    let device = rt.device(0).unwrap();
+    let stream = device.create_stream().unwrap();
+    let mut buf = DeviceBuffer::from_slice(&device, &[7i32; 2], MallocPolicy::HugeFirst).unwrap();
+    let e = ascendc_kernels::write_value(&stream, &mut buf, 1, 0).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            KernelError::ZeroBlockDim {
+                kernel: "DeviceWrite"
+            }
+        ),
+        "{e:?}"
+    );
+    let e = ascendc_kernels::read_value(&stream, &buf, 3).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            KernelError::BufferTooSmall {
+                kernel: "DeviceRead",
+                len: 2,
+                block_dim: 3
+            }
+        ),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "cannot launch DeviceRead with blockDim 3 on a buffer of 2 element(s): block i uses element i"
+    );
+    // SAFETY: rejected before anything is enqueued.
+    let e = unsafe { ascendc_kernels::launch_device_read(&stream, buf.as_ptr(), 0) }.unwrap_err();
+    assert!(matches!(e, KernelError::ZeroBlockDim { .. }));
+    assert_eq!(buf.to_vec().unwrap(), [7, 7]);
+}
+
+#[test]
+fn a_buffer_of_another_device_is_rejected() {
+    let Some(rt) = runtime() else { return };
+    if rt.device_count().unwrap() < 2 {
+        eprintln!("skipped: the emulator has one device");
+        return;
+    }
+    let d0 = rt.device(0).unwrap();
+    let d1 = rt.device(1).unwrap();
+    let stream = d0.create_stream().unwrap();
+    let buf = DeviceBuffer::from_slice(&d1, &[1i32], MallocPolicy::HugeFirst).unwrap();
+    let e = ascendc_kernels::read_value(&stream, &buf, 1).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot launch DeviceRead on a stream of device 0 with a buffer of device 1"
+    );
+}
+
+#[test]
+fn wrong_backend_errors_explain_the_way_out() {
+    let e = KernelError::WrongBackend {
+        kernel: "DeviceRead",
+        mode: Mode::Host,
+        backend: Some(BackendKind::Cann),
+    };
+    let text = e.to_string();
+    assert!(text.contains("built in host"), "{text}");
+    assert!(text.contains("CANN backend"), "{text}");
+    assert!(text.contains("ASCENDCL_BACKEND=emulator"), "{text}");
+}
