@@ -37,7 +37,9 @@ thread_local! {
 
 /// Records a device handle opened on this thread.
 pub(crate) fn device_opened(ctx: sys::aclrtContext) {
-    LIVE.with(|l| l.borrow_mut().push(ctx));
+    // `try_with`: a handle may be created or dropped while this thread's locals are being
+    // destroyed (a `Device<'static>` kept in a `thread_local!`); `with` would panic there.
+    let _ = LIVE.try_with(|l| l.borrow_mut().push(ctx));
 }
 
 /// Records that a device handle of this thread was reset (`all`: every handle of that context,
@@ -45,15 +47,18 @@ pub(crate) fn device_opened(ctx: sys::aclrtContext) {
 /// rely on *some* current context (synchronous copies) keep working.
 pub(crate) fn device_closed(ctx: sys::aclrtContext, all: bool) {
     forget_any();
-    let fallback = LIVE.with(|l| {
-        let mut l = l.borrow_mut();
-        if all {
-            l.retain(|&c| c != ctx);
-        } else if let Some(i) = l.iter().rposition(|&c| c == ctx) {
-            l.remove(i);
-        }
-        l.last().copied()
-    });
+    let fallback = LIVE
+        .try_with(|l| {
+            let mut l = l.borrow_mut();
+            if all {
+                l.retain(|&c| c != ctx);
+            } else if let Some(i) = l.iter().rposition(|&c| c == ctx) {
+                l.remove(i);
+            }
+            l.last().copied()
+        })
+        .ok()
+        .flatten();
     if let Some(c) = fallback {
         crate::drop_errors::report(force_current(c));
     }
@@ -64,7 +69,7 @@ pub(crate) fn device_closed(ctx: sys::aclrtContext, all: bool) {
 fn context_destroyed(ctx: sys::aclrtContext) {
     let was_current = remembered() == ctx;
     forget_current(ctx);
-    if was_current && let Some(c) = LIVE.with(|l| l.borrow().last().copied()) {
+    if was_current && let Ok(Some(c)) = LIVE.try_with(|l| l.borrow().last().copied()) {
         crate::drop_errors::report(force_current(c));
     }
 }

@@ -128,10 +128,11 @@ impl<T> RawRegion<T> {
     pub fn location(&self) -> MemoryLocation {
         self.location
     }
-    /// The size in bytes.
+    /// The size in bytes (saturating: a region built by [`RawRegion::new`] with a length whose
+    /// byte size overflows `usize` cannot describe real memory, and must not panic here).
     #[inline]
     pub fn bytes(&self) -> usize {
-        self.len * size_of::<T>()
+        self.len.saturating_mul(size_of::<T>())
     }
 }
 
@@ -401,10 +402,16 @@ pub(crate) fn check_2d<T>(
         }
     }
     let sz = size_of::<T>();
-    match (g.dst_pitch.checked_mul(sz), g.src_pitch.checked_mul(sz)) {
-        // The width is bounded by the regions' byte sizes (checked above).
-        (Some(dp), Some(sp)) => Ok(Some([dp, sp, g.width * sz, g.height])),
-        _ => Err(Error::argument(api, "a pitch overflows usize bytes")),
+    match (
+        g.dst_pitch.checked_mul(sz),
+        g.src_pitch.checked_mul(sz),
+        g.width.checked_mul(sz),
+    ) {
+        (Some(dp), Some(sp), Some(w)) => Ok(Some([dp, sp, w, g.height])),
+        _ => Err(Error::argument(
+            api,
+            "a pitch or the width overflows usize bytes",
+        )),
     }
 }
 

@@ -147,14 +147,16 @@ impl<'rt> Device<'rt> {
             );
             return Err(e);
         }
-        context::force_current(self.ctx)?;
-        Ok(PeerAccess {
+        let access = PeerAccess {
             a: self.id,
             b: peer.id,
             a_ctx: self.ctx,
             b_ctx: peer.ctx,
             _devices: PhantomData,
-        })
+        };
+        // On failure `access` is dropped, which disables the access again (nothing leaks).
+        context::force_current(self.ctx)?;
+        Ok(access)
     }
 
     /// Resets the device now (`aclrtResetDevice`), reporting failure. Every handle on the device

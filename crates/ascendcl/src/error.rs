@@ -68,6 +68,11 @@ pub enum Error {
         /// The panic payload, when it was a string.
         message: String,
     },
+    /// A host function never ran: its stream was destroyed with
+    /// [`Stream::destroy_force`](crate::Stream::destroy_force) before reaching it, and the
+    /// closure was dropped instead. Reported by its [`HostFnHandle`](crate::HostFnHandle).
+    #[error("a host function was discarded: its stream was force-destroyed before it ran")]
+    HostFnDiscarded,
 }
 
 struct Msg<'a>(&'a Option<String>);

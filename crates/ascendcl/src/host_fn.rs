@@ -16,11 +16,11 @@ use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-type Outcome = std::result::Result<(), String>;
+type Outcome = Result<()>;
 
 #[derive(Debug, Default)]
 struct Completion {
@@ -49,12 +49,13 @@ impl HostFnHandle {
 
     fn to_result(o: &Outcome) -> Result<()> {
         o.clone()
-            .map_err(|message| Error::HostFnPanicked { message })
     }
 
     /// Blocks until the closure has run; its panic, if any, is the error. A closure whose stream
-    /// was destroyed with [`Stream::destroy_force`] before reaching it never runs: use
-    /// [`HostFnHandle::wait_timeout`] when that can happen.
+    /// was destroyed with [`Stream::destroy_force`] before reaching it never runs: it is dropped
+    /// and this returns [`Error::HostFnDiscarded`]. (A stream torn down by another thread's
+    /// `Device::reset_force` gives no such notice: use [`HostFnHandle::wait_timeout`] when that
+    /// can happen.)
     pub fn wait(&self) -> Result<()> {
         let mut g = self.lock();
         loop {
@@ -82,10 +83,33 @@ impl HostFnHandle {
     }
 }
 
-struct Payload {
+/// What a launched closure needs when it runs.
+struct Job {
     f: Box<dyn FnOnce() + Send>,
     stream: Arc<StreamShared>,
     completion: Arc<Completion>,
+}
+
+/// The argument handed to the runtime: one strong `Arc` reference owned by the runtime's task
+/// (consumed by the trampoline, or by `reclaim` when the launch is refused). The stream keeps a
+/// weak reference so that [`discard_pending`] can drop the closure of a task that a forced
+/// destruction discarded. Whoever takes the `Job` out of the mutex first runs or drops it: the
+/// closure is dropped exactly once.
+pub(crate) struct Payload {
+    job: Mutex<Option<Job>>,
+}
+
+impl Payload {
+    fn take(&self) -> Option<Job> {
+        self.job.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+fn complete(completion: &Completion, outcome: Outcome) {
+    // Nothing here can panic: a poisoned lock is recovered.
+    let mut g = completion.outcome.lock().unwrap_or_else(|p| p.into_inner());
+    *g = Some(outcome);
+    completion.done.notify_all();
 }
 
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
@@ -100,13 +124,20 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 
 /// The C entry point: runs the boxed closure once, never unwinding into the caller.
 unsafe extern "C" fn trampoline(arg: *mut c_void) {
-    // SAFETY: `arg` is the `Box<Payload>` leaked by `launch`, passed to exactly one call.
-    let payload = unsafe { Box::from_raw(arg.cast::<Payload>()) };
-    let Payload {
+    // SAFETY: `arg` is the strong reference leaked by `package` for the runtime's task, passed
+    // to exactly one call (the runtime calls a host function once).
+    let payload = unsafe { Arc::from_raw(arg.cast_const().cast::<Payload>()) };
+    let job = payload.take();
+    drop(payload);
+    // None: the closure was already dropped by `discard_pending`.
+    let Some(Job {
         f,
         stream,
         completion,
-    } = *payload;
+    }) = job
+    else {
+        return;
+    };
     let outcome = catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
         let m = panic_message(&*p);
         // A payload whose own Drop panics must not unwind into the C caller either.
@@ -116,27 +147,49 @@ unsafe extern "C" fn trampoline(arg: *mut c_void) {
     if let Err(m) = &outcome {
         stream.record_panic(m.clone());
     }
-    // Nothing below can panic: poisoned locks are recovered.
-    let mut g = completion.outcome.lock().unwrap_or_else(|p| p.into_inner());
-    *g = Some(outcome);
-    completion.done.notify_all();
+    complete(
+        &completion,
+        outcome.map_err(|message| Error::HostFnPanicked { message }),
+    );
 }
 
 fn package(stream: &Stream<'_>, f: Box<dyn FnOnce() + Send>) -> (*mut c_void, HostFnHandle) {
     let completion = Arc::new(Completion::default());
-    let payload = Box::new(Payload {
-        f,
-        stream: stream.shared.clone(),
-        completion: completion.clone(),
+    let payload = Arc::new(Payload {
+        job: Mutex::new(Some(Job {
+            f,
+            stream: stream.shared.clone(),
+            completion: completion.clone(),
+        })),
     });
-    (Box::into_raw(payload).cast(), HostFnHandle { completion })
+    stream.shared.track(Arc::downgrade(&payload));
+    (
+        Arc::into_raw(payload).cast_mut().cast(),
+        HostFnHandle { completion },
+    )
 }
 
 /// Reclaims a payload the runtime refused, so nothing leaks on the error path.
 fn reclaim(arg: *mut c_void) {
     // SAFETY: the runtime returned an error, so it will never call the trampoline with `arg`;
-    // this is the only owner.
-    drop(unsafe { Box::from_raw(arg.cast::<Payload>()) });
+    // this consumes the strong reference `package` leaked for it, once.
+    drop(unsafe { Arc::from_raw(arg.cast_const().cast::<Payload>()) });
+}
+
+/// After a forced destruction of the stream: drops the closures that never ran (the runtime
+/// discarded their tasks) and completes their handles with [`Error::HostFnDiscarded`]. The
+/// runtime's own reference to such a payload (a few words, without the closure) is not freed:
+/// the runtime might still be about to call the trampoline, which then finds nothing to run.
+pub(crate) fn discard_pending(pending: Vec<Weak<Payload>>) {
+    for w in pending {
+        let Some(job) = w.upgrade().and_then(|p| p.take()) else {
+            continue;
+        };
+        let Job { f, completion, .. } = job;
+        // A captured value whose Drop panics must not escape either.
+        let _ = catch_unwind(AssertUnwindSafe(move || drop(f)));
+        complete(&completion, Err(Error::HostFnDiscarded));
+    }
 }
 
 pub(crate) fn launch(stream: &Stream<'_>, f: Box<dyn FnOnce() + Send>) -> Result<HostFnHandle> {
@@ -192,15 +245,25 @@ impl<'s, 'a> ReportSubscription<'s, 'a> {
                     return Ok(());
                 }
                 context::force_current(ctx as sys::aclrtContext)?;
-                while !stop2.load(Ordering::Acquire) {
+                loop {
+                    // Read before waiting: once asked to stop, the thread still runs every report
+                    // already queued (`NoBlock` callbacks the stream synchronisation did not wait
+                    // for) and leaves at the first wait that finds none, so no closure is left
+                    // behind unrun.
+                    let stopping = stop2.load(Ordering::Acquire);
                     match result::report::process(REPORT_POLL_MS) {
                         Ok(()) => {}
-                        Err(e) if e.code() == Some(sys::ACL_ERROR_RT_REPORT_TIMEOUT as i32) => {}
-                        Err(e) if e.code() == Some(sys::ACL_ERROR_WAIT_CALLBACK_TIMEOUT) => {}
+                        Err(e)
+                            if e.code() == Some(sys::ACL_ERROR_RT_REPORT_TIMEOUT as i32)
+                                || e.code() == Some(sys::ACL_ERROR_WAIT_CALLBACK_TIMEOUT) =>
+                        {
+                            if stopping {
+                                return Ok(());
+                            }
+                        }
                         Err(e) => return Err(e),
                     }
                 }
-                Ok(())
             })
             .map_err(|e| {
                 Error::argument(

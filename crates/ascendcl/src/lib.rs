@@ -74,15 +74,21 @@
 //! (and kernel launches, through [`Claimed::as_mut_ptr`] and [`Scope::as_raw`]) may use. Buffers
 //! created inside the closure are rejected by the borrow checker. Pageable host memory is
 //! accepted as well: the runtime completes such copies before the enqueue returns, and the
-//! scope's borrows cover them anyway. The unchecked fast path is [`Stream::copy_async_unchecked`]
-//! (`unsafe`, with its contract in `# Safety`).
+//! scope's borrows cover them anyway. If the synchronisation fails, the scope keeps waiting
+//! (polling `aclrtStreamQuery`) until the stream reports its work complete; if the runtime cannot
+//! tell at all, the process aborts rather than hand back memory the device may still use. The
+//! unchecked fast path is [`Stream::copy_async_unchecked`] (`unsafe`, with its contract in
+//! `# Safety`).
 //!
 //! # Host functions
 //!
 //! [`Stream::launch_host_fn`] enqueues an `FnOnce() + Send + 'static` closure
 //! (`aclrtLaunchHostFunc`); [`Stream::subscribe_report`] starts a report thread for the
 //! `aclrtLaunchCallback` model. A panic is caught at the FFI boundary, returned by the closure's
-//! [`HostFnHandle`] and by the stream's next synchronisation ([`Error::HostFnPanicked`]).
+//! [`HostFnHandle`] and by the stream's next synchronisation ([`Error::HostFnPanicked`]). Each
+//! closure is dropped exactly once: after it runs, when the runtime refuses the launch, or —
+//! never having run — when [`Stream::destroy_force`] discards it ([`Error::HostFnDiscarded`]).
+//! Closing a [`ReportSubscription`] runs the callbacks already queued before its thread stops.
 //!
 //! # Errors and `Drop`
 //!

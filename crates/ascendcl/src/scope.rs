@@ -40,7 +40,7 @@ use std::ops::RangeBounds;
 /// | [`Scope::fill_bytes`] | `aclrtMemsetAsync` |
 /// | [`Scope::copy_2d`] | `aclrtMemcpy2dAsync` |
 /// | [`Scope::launch_host_fn`] | `aclrtLaunchHostFunc` |
-/// | end of the scope | `aclrtSynchronizeStream` |
+/// | end of the scope | `aclrtSynchronizeStream` (then `aclrtStreamQuery` if it fails) |
 #[derive(Debug)]
 pub struct Scope<'scope, 'env: 'scope> {
     stream: &'env Stream<'env>,
@@ -88,6 +88,11 @@ unsafe impl<'scope, D: CopyDest + ?Sized> AsyncDest<'scope> for &'scope mut D {
 
 /// A buffer the scope holds exclusively until it ends ([`Scope::claim`]); copyable, so several
 /// operations of the stream (ordered by it) can read and write it.
+///
+/// Operations on one stream run in order. A `Claimed` handed to the scope of *another* stream
+/// (nested inside this one) is not ordered against this stream's work: the host still cannot
+/// touch the memory, but the two streams may race on its contents. Order such uses with
+/// events ([`Scope::record_event`], [`Scope::wait_event`]).
 #[derive(Debug)]
 pub struct Claimed<'scope, T> {
     region: RawRegion<T>,
@@ -274,18 +279,67 @@ struct SyncOnExit {
 }
 
 impl SyncOnExit {
+    /// Waits until the stream has finished its work. Returns the first synchronisation failure
+    /// (a task that failed, for example), but never returns while the stream may still use the
+    /// borrowed buffers:
+    ///
+    /// 1. `aclrtSynchronizeStream`; on failure the stream's context is made current (the closure
+    ///    may have changed it) and the call repeated;
+    /// 2. if that fails too, `aclrtStreamQuery` is polled (with `aclrtSynchronizeStream` retried
+    ///    between polls) until it reports the stream complete, however long that takes;
+    /// 3. if even the query keeps failing, nothing can prove that the device has stopped
+    ///    touching the borrowed memory, and releasing the borrows could let safe code free or
+    ///    read memory the device is writing: the process is aborted with a message on stderr.
     fn wait(&mut self) -> Result<()> {
         self.armed = false;
         // SAFETY: the stream is live: the scope borrows it.
         let first = unsafe { result::stream::synchronize(self.stream) };
-        if first.is_ok() {
-            return first;
-        }
+        let Err(first) = first else {
+            return Ok(());
+        };
         // The closure may have changed the current context: make the stream's current and wait
         // again, so that the buffers are released only once the stream has stopped.
         let _ = context::force_current(self.ctx);
         // SAFETY: as above.
-        unsafe { result::stream::synchronize(self.stream) }.and(first)
+        if unsafe { result::stream::synchronize(self.stream) }.is_ok() {
+            return Err(first);
+        }
+        wait_until_idle(self.stream, self.ctx, &first);
+        Err(first)
+    }
+}
+
+/// Consecutive failing `aclrtStreamQuery` calls after which [`wait_until_idle`] gives up.
+const QUERY_ATTEMPTS: u32 = 20;
+
+/// Returns once `aclrtStreamQuery` reports the stream complete (or a synchronisation succeeds);
+/// aborts the process when the stream's state cannot be learnt at all (see [`SyncOnExit::wait`]).
+#[cold]
+fn wait_until_idle(stream: sys::aclrtStream, ctx: sys::aclrtContext, first: &Error) {
+    let mut pause = std::time::Duration::from_millis(1);
+    let mut failures = 0;
+    loop {
+        // SAFETY: the stream is live: the scope borrows it.
+        match unsafe { result::stream::query(stream) } {
+            Ok(sys::ACL_STREAM_STATUS_COMPLETE) => return,
+            Ok(_) => failures = 0,
+            Err(e) => {
+                failures += 1;
+                if failures >= QUERY_ATTEMPTS {
+                    eprintln!(
+                        "ascendcl: Stream::scope cannot tell whether stream {stream:p} still uses                          the buffers borrowed by the scope ({first}; then {e}); aborting rather                          than releasing memory the device may still access"
+                    );
+                    std::process::abort();
+                }
+                let _ = context::force_current(ctx);
+            }
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(std::time::Duration::from_millis(50));
+        // SAFETY: as above.
+        if unsafe { result::stream::synchronize(stream) }.is_ok() {
+            return;
+        }
     }
 }
 
@@ -304,7 +358,15 @@ impl<'a> Stream<'a> {
     /// free, move nor touch them while the device may use them.
     ///
     /// Returns `f`'s error if it failed, else the synchronisation's (including a host function
-    /// that panicked).
+    /// that panicked). When both failed, the synchronisation's error is pushed onto
+    /// [`take_drop_errors`](crate::take_drop_errors).
+    ///
+    /// When `aclrtSynchronizeStream` fails (twice: the second time with the stream's context made
+    /// current), the scope does not give the buffers back yet: it polls `aclrtStreamQuery` until
+    /// the stream reports its work complete, and only then returns the synchronisation error. If
+    /// the runtime cannot even answer the query (the stream or device is gone), nothing proves
+    /// the device has stopped using the borrowed memory, so the process is **aborted** (with a
+    /// message on stderr) rather than releasing it.
     ///
     /// ```
     /// use ascendcl::{DeviceBuffer, HostBuffer, MallocPolicy};
@@ -345,7 +407,12 @@ impl<'a> Stream<'a> {
         let synced = guard.wait().and_then(|()| self.shared.take_panic());
         match r {
             Ok(v) => synced.map(|()| v),
-            Err(e) => Err(e),
+            Err(e) => {
+                // Only one error can be returned: the synchronisation's is kept where failures of
+                // implicit releases go, rather than lost.
+                crate::drop_errors::report(synced);
+                Err(e)
+            }
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::result;
 use ascendcl_sys as sys;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 bitflags::bitflags! {
@@ -61,13 +61,37 @@ raw_enum! {
 }
 
 /// State shared between a stream and the host functions launched on it.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct StreamShared {
     panicked: AtomicBool,
     message: Mutex<Option<String>>,
+    /// Host functions launched on the stream, possibly not run yet (pruned as they finish).
+    pending: Mutex<Vec<Weak<host_fn::Payload>>>,
+}
+
+impl std::fmt::Debug for StreamShared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamShared")
+            .field("panicked", &self.panicked)
+            .finish_non_exhaustive()
+    }
 }
 
 impl StreamShared {
+    /// Remembers a launched host function. Finished ones are pruned whenever the list is full,
+    /// so the cost stays amortised O(1).
+    pub(crate) fn track(&self, p: Weak<host_fn::Payload>) {
+        let mut v = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        if v.len() == v.capacity() {
+            v.retain(|w| w.strong_count() > 0);
+        }
+        v.push(p);
+    }
+
+    fn take_pending(&self) -> Vec<Weak<host_fn::Payload>> {
+        std::mem::take(&mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
     pub(crate) fn record_panic(&self, message: String) {
         let mut m = self.message.lock().unwrap_or_else(|p| p.into_inner());
         m.get_or_insert(message);
@@ -282,12 +306,18 @@ impl<'a> Stream<'a> {
     }
 
     /// Destroys the stream at once, discarding work that has not started
-    /// (`aclrtDestroyStreamForce`), reporting failure.
+    /// (`aclrtDestroyStreamForce`), reporting failure. Host functions that had not run are
+    /// dropped, and their [`HostFnHandle`]s report [`Error::HostFnDiscarded`].
     pub fn destroy_force(self) -> Result<()> {
         let r = self.make_current();
+        let shared = self.shared.clone();
         let raw = self.into_raw_parts();
         // SAFETY: `raw` is live and owned; consumed here.
-        r.and(unsafe { result::stream::destroy_force(raw) })
+        let destroyed = unsafe { result::stream::destroy_force(raw) };
+        if destroyed.is_ok() {
+            host_fn::discard_pending(shared.take_pending());
+        }
+        r.and(destroyed)
     }
 }
 

@@ -16,6 +16,10 @@ fn isolated() {
     drop_failures_are_reported();
     host_fn_launch_failure_reclaims_closure();
     reset_force_releases_device();
+    scope_waits_when_synchronize_fails();
+    scope_reports_lost_sync_error_when_closure_fails();
+    peer_access_error_paths_disable_again();
+    host_registration_error_path_unregisters();
     clear_faults();
     assert!(leak_report().is_clean(), "{}", leak_report());
 }
@@ -183,4 +187,97 @@ fn reset_force_releases_device() {
             assert_eq!(e.code(), Some(507007), "{e}");
         });
     });
+}
+
+/// Both synchronisations at the end of a scope fail: the scope must still not release the
+/// borrowed buffers while the copy may be in flight (it polls `aclrtStreamQuery`).
+fn scope_waits_when_synchronize_fails() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let s = d.create_stream().unwrap();
+    let src = DeviceBuffer::from_slice(&d, &[7u32; 4096], MallocPolicy::HugeFirst).unwrap();
+    let mut out = HostBuffer::<u32>::zeroed(&d, 4096).unwrap();
+    inject_fault("aclrtSynchronizeStream", FaultSpec::Every);
+    let res = s.scope(|sc| {
+        sc.launch_host_fn(|| std::thread::sleep(std::time::Duration::from_millis(200)))?;
+        sc.copy(&mut out, &src)?;
+        Ok(())
+    });
+    clear_faults();
+    assert_code(res, 507000);
+    // The scope returned only after the stream had finished: the copy has landed.
+    assert!(out.iter().all(|&x| x == 7), "the scope returned early");
+    assert!(s.is_complete().unwrap());
+    let _ = ascendcl::take_drop_errors();
+}
+
+/// The closure failed and the synchronisation failed too: the closure's error is returned and
+/// the synchronisation's is not lost (it goes to `take_drop_errors`).
+fn scope_reports_lost_sync_error_when_closure_fails() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let s = d.create_stream().unwrap();
+    let _ = ascendcl::take_drop_errors();
+    inject_fault("aclrtSynchronizeStream", FaultSpec::Nth(1));
+    let res: ascendcl::Result<()> = s.scope(|_| Err(Error::HostFnDiscarded));
+    clear_faults();
+    assert!(matches!(res, Err(Error::HostFnDiscarded)), "{res:?}");
+    let errs = ascendcl::take_drop_errors();
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert_eq!(errs[0].api(), Some("aclrtSynchronizeStream"));
+}
+
+/// `aclrtDeviceDisablePeerAccess(peer)` from `dev`'s context: `true` when access was enabled.
+fn raw_disable(dev: &ascendcl::Device<'_>, peer: i32) -> bool {
+    dev.make_current().unwrap();
+    // SAFETY: a plain value argument.
+    let code = unsafe { (ascendcl::sys::api().aclrtDeviceDisablePeerAccess)(peer) };
+    let _ = ascendcl::take_drop_errors();
+    code == 0
+}
+
+fn peer_access_error_paths_disable_again() {
+    let r = rt();
+    let a = r.device(0).unwrap();
+    let b = r.device(1).unwrap();
+    // The second direction fails: the first is disabled again.
+    inject_fault("aclrtDeviceEnablePeerAccess", FaultSpec::Nth(2));
+    assert_code(a.enable_peer_access(&b), 507000);
+    clear_faults();
+    assert!(!raw_disable(&a, 1), "a -> b was left enabled");
+    assert!(!raw_disable(&b, 0), "b -> a was left enabled");
+    // Both directions were enabled, then restoring the first device's context fails: both are
+    // disabled again (the token is dropped).
+    inject_fault("aclrtSetCurrentContext", FaultSpec::Nth(3));
+    assert_code(a.enable_peer_access(&b), 507000);
+    clear_faults();
+    assert!(!raw_disable(&a, 1), "a -> b was left enabled");
+    assert!(!raw_disable(&b, 0), "b -> a was left enabled");
+    // And the normal path still works.
+    a.enable_peer_access(&b).unwrap().disable().unwrap();
+}
+
+fn host_registration_error_path_unregisters() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let before = leak_report();
+    let mut v = vec![0u8; 8192];
+    inject_fault("aclrtHostGetDevicePointer", FaultSpec::Nth(1));
+    match ascendcl::HostRegistration::with_flags(
+        &d,
+        &mut v,
+        ascendcl::HostRegisterFlags::MAPPED | ascendcl::HostRegisterFlags::PINNED,
+    ) {
+        Err(e) => assert!(
+            e.code() == Some(507000) || matches!(e, Error::MissingSymbol { .. }),
+            "{e}"
+        ),
+        Ok(_) => panic!("the injected fault did not fire"),
+    }
+    clear_faults();
+    assert_eq!(leak_report(), before);
+    assert_eq!(
+        ascendcl::pointer_attributes(v.as_ptr()).unwrap().location,
+        ascendcl::PointerLocation::Unregistered
+    );
 }

@@ -344,3 +344,60 @@ fn report_callbacks() {
     drop(sub);
     s.synchronize().unwrap();
 }
+
+#[test]
+fn destroy_force_drops_host_fns_that_never_ran() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let s = d.create_stream().unwrap();
+    let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let first = s
+        .launch_host_fn(move || {
+            let _ = started_tx.send(());
+            let _ = go_rx.recv_timeout(Duration::from_secs(10));
+        })
+        .unwrap();
+    let token = Arc::new(());
+    let t = token.clone();
+    let second = s.launch_host_fn(move || drop(t)).unwrap();
+    started_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    // The first closure is running; the second is queued behind it and gets discarded.
+    s.destroy_force().unwrap();
+    assert!(matches!(second.wait(), Err(Error::HostFnDiscarded)));
+    assert_eq!(
+        Arc::strong_count(&token),
+        1,
+        "the discarded closure was dropped"
+    );
+    drop(go_tx);
+    first.wait().unwrap();
+    assert!(
+        ascendcl::take_drop_errors()
+            .iter()
+            .all(|e| e.api() != Some("aclrtDestroyStreamForce"))
+    );
+}
+
+#[test]
+fn closing_a_subscription_runs_queued_no_block_callbacks() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let s = d.create_stream().unwrap();
+    let sub = s.subscribe_report().unwrap();
+    let hits = Arc::new(AtomicUsize::new(0));
+    let handles: Vec<_> = (0..20)
+        .map(|_| {
+            let h = hits.clone();
+            sub.launch_callback(CallbackBlock::NoBlock, move || {
+                std::thread::sleep(Duration::from_millis(2));
+                h.fetch_add(1, Ordering::SeqCst);
+            })
+            .unwrap()
+        })
+        .collect();
+    sub.close().unwrap();
+    // Every callback ran before the report thread left: none is left unrun (and leaked).
+    assert!(handles.iter().all(|h| h.is_finished()));
+    assert_eq!(hits.load(Ordering::SeqCst), 20);
+}
