@@ -12,7 +12,9 @@ use crate::result;
 use crate::runtime::Runtime;
 use crate::stream::{Stream, StreamFlags};
 use ascendcl_sys as sys;
+use std::collections::BTreeMap;
 use std::marker::PhantomData;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// A device opened on the calling thread (`aclrtSetDevice`; dropped: `aclrtResetDevice`).
 ///
@@ -40,6 +42,7 @@ impl<'rt> Device<'rt> {
                 format!("device id {id} is negative"),
             ));
         }
+        let mut open = open_handles();
         result::device::set(id)?;
         let ctx = match result::context::current() {
             Ok(c) => c,
@@ -48,6 +51,8 @@ impl<'rt> Device<'rt> {
                 return Err(e);
             }
         };
+        *open.entry(id).or_insert(0) += 1;
+        drop(open);
         context::note_current(ctx);
         context::device_opened(ctx);
         Ok(Device {
@@ -164,7 +169,7 @@ impl<'rt> Device<'rt> {
     pub fn reset(self) -> Result<()> {
         let (id, ctx) = (self.id, self.ctx);
         std::mem::forget(self);
-        let r = result::device::reset(id);
+        let r = release(id);
         context::device_closed(ctx, false);
         r
     }
@@ -172,14 +177,32 @@ impl<'rt> Device<'rt> {
     /// Resets the device at once whatever its reference count (`aclrtResetDeviceForce`),
     /// releasing it for every thread of the process that shares its default context.
     ///
-    /// The borrow checker proves that this thread holds no handle on the device; handles that
-    /// *other threads* hold on the same device stop working (their calls fail, and their own
-    /// resets report `ACL_ERROR_RT_CONTEXT_RELEASE_ERROR`). Use it at the end of a program, or
-    /// when no other thread uses the device.
+    /// The borrow checker proves that this thread holds no handle on the device. A forced reset
+    /// would also free what *other threads* hold on it (their buffers would dangle), so it is
+    /// refused with [`Error::Argument`] while any other [`Device`] handle on the same id is open
+    /// in the process; this handle is then released normally (`aclrtResetDevice`), as a drop
+    /// would. Use it at the end of a program, or when no other thread uses the device.
     pub fn reset_force(self) -> Result<()> {
         let (id, ctx) = (self.id, self.ctx);
         std::mem::forget(self);
-        let r = result::device::reset_force(id);
+        let mut open = open_handles();
+        let others = open.get(&id).copied().unwrap_or(1).saturating_sub(1);
+        let r = if others > 0 {
+            drop(open);
+            crate::drop_errors::report(release(id));
+            Err(Error::argument(
+                "aclrtResetDeviceForce",
+                format!(
+                    "{others} other Device handle(s) on device {id} are open in other threads; \
+                     a forced reset would free their memory (this handle was reset normally)"
+                ),
+            ))
+        } else {
+            open.remove(&id);
+            let r = result::device::reset_force(id);
+            drop(open);
+            r
+        };
         context::device_closed(ctx, true);
         r
     }
@@ -187,9 +210,31 @@ impl<'rt> Device<'rt> {
 
 impl Drop for Device<'_> {
     fn drop(&mut self) {
-        crate::drop_errors::report(result::device::reset(self.id));
+        crate::drop_errors::report(release(self.id));
         context::device_closed(self.ctx, false);
     }
+}
+
+/// How many [`Device`] handles are open per device id, over every thread of the process. Only
+/// opening and releasing a device touch it (never a copy or a launch).
+static OPEN_HANDLES: Mutex<BTreeMap<i32, usize>> = Mutex::new(BTreeMap::new());
+
+fn open_handles() -> MutexGuard<'static, BTreeMap<i32, usize>> {
+    // A panic while holding the lock leaves a count that is still right: recover it.
+    OPEN_HANDLES.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Resets `id` once (`aclrtResetDevice`) under the lock and drops one handle from its count.
+fn release(id: i32) -> Result<()> {
+    let mut open = open_handles();
+    let r = result::device::reset(id);
+    if let Some(n) = open.get_mut(&id) {
+        *n -= 1;
+        if *n == 0 {
+            open.remove(&id);
+        }
+    }
+    r
 }
 
 /// Free and total bytes of one kind of device memory ([`Device::mem_info`]).
