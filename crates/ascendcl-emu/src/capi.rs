@@ -20,19 +20,29 @@ use std::time::Duration;
 /// Runs one API call: fault injection, panic containment, error recording.
 #[inline(always)]
 fn guard(api: &'static str, f: impl FnOnce() -> R) -> aclError {
-    if let Some(code) = faults::check(api) {
-        return injected(api, code);
-    }
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => finish(api, r),
-        Err(_) => record(
+    // Everything, fault injection and error recording included, runs inside catch_unwind: no
+    // panic may unwind into C.
+    let run = move || {
+        if let Some(code) = faults::check(api) {
+            return injected(api, code);
+        }
+        finish(api, f())
+    };
+    catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|_| panicked(api))
+}
+
+#[cold]
+fn panicked(api: &str) -> aclError {
+    catch_unwind(|| {
+        record(
             api,
             Fail {
                 code: RT_INTERNAL_ERROR,
                 msg: "internal error: the emulator panicked (please report it)".to_string(),
             },
-        ),
-    }
+        )
+    })
+    .unwrap_or(RT_INTERNAL_ERROR)
 }
 
 #[cold]
@@ -162,11 +172,11 @@ static SOC_NAMES: Mutex<Vec<CString>> = Mutex::new(Vec::new());
 /// Always safe to call; the returned string lives as long as the process.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtGetSocName() -> *const c_char {
-    if let Some(code) = faults::check("aclrtGetSocName") {
-        injected("aclrtGetSocName", code);
-        return std::ptr::null();
-    }
     catch_unwind(|| {
+        if let Some(code) = faults::check("aclrtGetSocName") {
+            injected("aclrtGetSocName", code);
+            return std::ptr::null();
+        }
         let name = config::with(|c| c.soc.clone());
         let mut v = crate::sync::lock(&SOC_NAMES);
         if let Some(c) = v.iter().find(|c| c.to_bytes() == name.as_bytes()) {
@@ -211,11 +221,14 @@ acl! {
 /// Always safe to call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclGetRecentErrMsg() -> *const c_char {
-    if let Some(code) = faults::check("aclGetRecentErrMsg") {
-        injected("aclGetRecentErrMsg", code);
-        return std::ptr::null();
-    }
-    catch_unwind(take_recent).unwrap_or(std::ptr::null())
+    catch_unwind(|| {
+        if let Some(code) = faults::check("aclGetRecentErrMsg") {
+            injected("aclGetRecentErrMsg", code);
+            return std::ptr::null();
+        }
+        take_recent()
+    })
+    .unwrap_or(std::ptr::null())
 }
 
 /// `aclrtGetLastError`: the calling thread's last error, reset to success
@@ -228,7 +241,7 @@ pub unsafe extern "C" fn aclrtGetLastError(level: aclrtLastErrLevel) -> aclError
     if level != ACL_RT_THREAD_LEVEL {
         return INVALID_PARAM;
     }
-    last_error(true)
+    catch_unwind(|| last_error(true)).unwrap_or(RT_INTERNAL_ERROR)
 }
 
 /// `aclrtPeekAtLastError`: like `aclrtGetLastError` without resetting it.
@@ -240,7 +253,7 @@ pub unsafe extern "C" fn aclrtPeekAtLastError(level: aclrtLastErrLevel) -> aclEr
     if level != ACL_RT_THREAD_LEVEL {
         return INVALID_PARAM;
     }
-    last_error(false)
+    catch_unwind(|| last_error(false)).unwrap_or(RT_INTERNAL_ERROR)
 }
 
 acl! {
@@ -770,6 +783,8 @@ acl! {
         if devPtr.is_null() {
             return fail(INVALID_PARAM, "devPtr is NULL");
         }
+        // A memory call: needs a current context (107002), after the NULL check.
+        state::current_ids()?;
         memory::write().free(devPtr as usize, Kind::Device(0))
     }
 }
@@ -780,6 +795,8 @@ acl! {
         if hostPtr.is_null() {
             return fail(INVALID_PARAM, "hostPtr is NULL");
         }
+        // A memory call: needs a current context (107002), after the NULL check.
+        state::current_ids()?;
         memory::write().free(hostPtr as usize, Kind::Pinned)
     }
 }
@@ -969,6 +986,62 @@ acl! {
         })?;
         memory::write().register(ptr as usize, size)?;
         out.set(ptr);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtHostRegisterV2`: registers a host range with `ACL_HOST_REG_*` flags; a flag word of
+    /// 0 or with unknown bits is 107000, an already registered range 507910.
+    fn aclrtHostRegisterV2(ptr: *mut c_void, size: u64, flag: u32) {
+        if ptr.is_null() {
+            return fail(INVALID_PARAM, "ptr is NULL");
+        }
+        if size == 0 {
+            return fail(INVALID_PARAM, "size is 0");
+        }
+        const KNOWN: u32 = ACL_HOST_REG_MAPPED
+            | ACL_HOST_REG_IOMEMORY
+            | ACL_HOST_REG_READONLY
+            | ACL_HOST_REG_PINNED;
+        if flag == 0 {
+            return fail(RT_PARAM_INVALID, "flag is 0 (at least one ACL_HOST_REG_* bit is needed)");
+        }
+        if flag & !KNOWN != 0 {
+            return fail(
+                RT_PARAM_INVALID,
+                format!("flag {flag:#x} has unknown bits {:#x}", flag & !KNOWN),
+            );
+        }
+        state::current_ids()?;
+        let size = usize::try_from(size).map_err(|_| Fail {
+            code: INVALID_PARAM,
+            msg: format!("size {size} does not fit the address space"),
+        })?;
+        memory::write().register(ptr as usize, size)
+    }
+}
+
+acl! {
+    /// `aclrtHostGetDevicePointer`: the device address of registered host memory (the same
+    /// address: host and device share the address space in the emulator); 507911 when the
+    /// pointer is not in a registered range.
+    fn aclrtHostGetDevicePointer(pHost: *mut c_void, pDevice: *mut *mut c_void, flag: u32) {
+        if pHost.is_null() {
+            return fail(INVALID_PARAM, "pHost is NULL");
+        }
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(pDevice, "pDevice") }?;
+        if flag != 0 {
+            return fail(RT_PARAM_INVALID, format!("flag {flag:#x} must be 0 (reserved)"));
+        }
+        if !memory::read().is_registered(pHost as usize) {
+            return fail(
+                HOST_MEMORY_NOT_REGISTERED,
+                format!("pHost {pHost:p} is not in a registered host range"),
+            );
+        }
+        out.set(pHost);
         Ok(())
     }
 }

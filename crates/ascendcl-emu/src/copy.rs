@@ -240,16 +240,19 @@ pub(crate) unsafe fn memcpy_async(
     if dst == src {
         return Ok(());
     }
-    state::check_stream_context(&stream)?;
-    check_peer(d, s)?;
     let pageable = s.loc == Loc::Unreg || d.loc == Loc::Unreg;
     if pageable && eff != D2D {
-        // The runtime synchronises the stream and copies synchronously.
+        // Check 10: the runtime synchronises the stream and copies synchronously, and returns
+        // before check 11 (the stream's context), as in the runtime's implementation. A pageable
+        // side is never device memory, so no peer check applies.
         stream.synchronize(None, RT_STREAM_SYNC_TIMEOUT)?;
         // SAFETY: validated above; pageable ranges are the caller's (see # Safety).
         unsafe { raw_copy(dst, src, count) };
         return Ok(());
     }
+    // Check 11: a stream of another context.
+    state::check_stream_context(&stream)?;
+    check_peer(d, s)?;
     if kind == H2B2D {
         // SAFETY: the source range was validated above; it is staged now so the caller may
         // release it as soon as the call returns.
@@ -588,12 +591,13 @@ pub(crate) unsafe fn memcpy_batch(
             if let Err(f) = null_checks(dsts[i], srcs[i]) {
                 return Err((Some(i), f));
             }
-            let d = t
-                .check(&format!("dsts[{i}]"), dsts[i], sizes[i])
-                .map_err(|f| (Some(i), f))?;
-            let s = t
-                .check(&format!("srcs[{i}]"), srcs[i], sizes[i])
-                .map_err(|f| (Some(i), f))?;
+            // No per-copy allocation: the index is added to the message only on failure.
+            let at = |mut f: Fail| {
+                f.msg = format!("copy {i}: {}", f.msg);
+                (Some(i), f)
+            };
+            let d = t.check("dsts[i]", dsts[i], sizes[i]).map_err(at)?;
+            let s = t.check("srcs[i]", srcs[i], sizes[i]).map_err(at)?;
             let ok = match dir {
                 H2D => matches!(d.loc, Loc::Device(_)) && !matches!(s.loc, Loc::Device(_)),
                 _ => matches!(s.loc, Loc::Device(_)) && !matches!(d.loc, Loc::Device(_)),

@@ -106,54 +106,79 @@ impl Table {
 
     /// Validates that `[addr, addr+len)` is usable: inside one live allocation, or outside every
     /// allocation and freed range (unregistered host memory, which is the caller's business).
+    ///
+    /// A range that starts in pageable memory and runs into an allocation or a freed range, and
+    /// a range that wraps around the address space, are 107000 as well. One O(log n) lookup per
+    /// map: the last entry that starts at or before the range's last byte is the one the range
+    /// starts in, or the first one it runs into. No allocation unless the check fails.
+    #[inline]
     pub(crate) fn check(&self, what: &str, addr: usize, len: usize) -> R<Side> {
-        if let Some(a) = self.find(addr) {
-            let end = addr.saturating_add(len);
-            if end > a.start + a.size {
-                let over = end - (a.start + a.size);
-                let hint = if matches!(a.kind, Kind::Device(_)) && end <= a.start + a.hw_size {
-                    format!(
-                        "; real A2/A3 hardware pads this allocation to ALIGN_UP(size,32)+32 = {} \
-                         bytes and would not report it: the emulator is stricter than hardware",
-                        a.hw_size
-                    )
-                } else {
-                    String::new()
-                };
-                return fail(
-                    RT_PARAM_INVALID,
-                    format!(
-                        "{what} range {addr:#x}+{len} runs {over} bytes past the end of the \
-                         {} allocation of {} bytes at {:#x}{hint}",
-                        kind_name(a.kind),
-                        a.size,
-                        a.start
-                    ),
-                );
+        let Some(end) = addr.checked_add(len) else {
+            return overflow(what, addr, len);
+        };
+        let last = if len == 0 { addr } else { end - 1 };
+        if let Some((_, a)) = self.live.range(..=last).next_back() {
+            if a.start <= addr {
+                if addr < a.start + a.span {
+                    if end > a.start + a.size {
+                        return past_end(what, addr, len, a);
+                    }
+                    let loc = match a.kind {
+                        Kind::Device(d) => Loc::Device(d),
+                        Kind::Pinned | Kind::Registered => Loc::Host,
+                    };
+                    return Ok(Side {
+                        loc,
+                        alloc: a.start,
+                    });
+                }
+            } else {
+                // `a` starts inside the range, after its first byte.
+                return self.runs_into(what, addr, len, kind_name(a.kind), a.start, a.size);
             }
-            let loc = match a.kind {
-                Kind::Device(d) => Loc::Device(d),
-                Kind::Pinned | Kind::Registered => Loc::Host,
-            };
-            return Ok(Side {
-                loc,
-                alloc: a.start,
-            });
         }
-        if let Some((s, t)) = self.find_tomb(addr) {
-            return fail(
-                RT_PARAM_INVALID,
-                format!(
-                    "{what} {addr:#x} lies in memory that was freed (the allocation of {} bytes \
-                     at {s:#x}); use after free (the emulator detects it, hardware may not)",
-                    t.size
-                ),
-            );
+        if let Some((&s, t)) = self.tombs.range(..=last).next_back() {
+            if s <= addr {
+                if addr < s + t.len {
+                    return use_after_free(what, addr, s, t.size);
+                }
+            } else {
+                return self.runs_into(what, addr, len, "freed", s, t.size);
+            }
         }
         Ok(Side {
             loc: Loc::Unreg,
             alloc: 0,
         })
+    }
+
+    /// The failure of a range whose first byte is not in the allocation (or freed range) at
+    /// `start`, which it reaches.
+    #[cold]
+    fn runs_into(
+        &self,
+        what: &str,
+        addr: usize,
+        len: usize,
+        kind: &str,
+        start: usize,
+        size: usize,
+    ) -> R<Side> {
+        // The range may start in another allocation (or freed range) that it runs out of.
+        if let Some(a) = self.find(addr) {
+            return past_end(what, addr, len, a);
+        }
+        if let Some((s, t)) = self.find_tomb(addr) {
+            return use_after_free(what, addr, s, t.size);
+        }
+        fail(
+            RT_PARAM_INVALID,
+            format!(
+                "{what} range {addr:#x}+{len} starts in pageable host memory and runs into the \
+                 {kind} allocation of {size} bytes at {start:#x} (an overrun of the caller's \
+                 buffer; the emulator detects it, hardware may not)"
+            ),
+        )
     }
 
     /// Whether the allocation starting at `start` is still live (for tasks that run later).
@@ -180,6 +205,11 @@ impl Table {
             );
         }
         Ok((Loc::Unreg, page_size()))
+    }
+
+    /// Whether `addr` lies in a range registered with `aclrtHostRegister[V2]`.
+    pub(crate) fn is_registered(&self, addr: usize) -> bool {
+        self.find(addr).is_some_and(|a| a.kind == Kind::Registered)
     }
 
     /// Bytes of device `dev` in use.
@@ -387,6 +417,50 @@ impl Table {
             ),
         }
     }
+}
+
+#[cold]
+fn overflow(what: &str, addr: usize, len: usize) -> R<Side> {
+    fail(
+        RT_PARAM_INVALID,
+        format!("{what} range {addr:#x}+{len} overflows the address space"),
+    )
+}
+
+#[cold]
+fn past_end(what: &str, addr: usize, len: usize, a: &Alloc) -> R<Side> {
+    let end = addr + len;
+    let over = end - (a.start + a.size);
+    let hint = if matches!(a.kind, Kind::Device(_)) && end <= a.start + a.hw_size {
+        format!(
+            "; real A2/A3 hardware pads this allocation to ALIGN_UP(size,32)+32 = {} bytes and \
+             would not report it: the emulator is stricter than hardware",
+            a.hw_size
+        )
+    } else {
+        String::new()
+    };
+    fail(
+        RT_PARAM_INVALID,
+        format!(
+            "{what} range {addr:#x}+{len} runs {over} bytes past the end of the {} allocation of \
+             {} bytes at {:#x}{hint}",
+            kind_name(a.kind),
+            a.size,
+            a.start
+        ),
+    )
+}
+
+#[cold]
+fn use_after_free(what: &str, addr: usize, start: usize, size: usize) -> R<Side> {
+    fail(
+        RT_PARAM_INVALID,
+        format!(
+            "{what} {addr:#x} lies in memory that was freed (the allocation of {size} bytes at \
+             {start:#x}); use after free (the emulator detects it, hardware may not)"
+        ),
+    )
 }
 
 fn kind_name(k: Kind) -> &'static str {

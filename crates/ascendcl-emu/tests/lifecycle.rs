@@ -93,10 +93,16 @@ fn finalize_tears_down_devices() {
     let mut d = 0;
     err(unsafe { aclrtGetDevice(&mut d) }, 107002);
     err(unsafe { aclrtSynchronizeStream(s) }, 107017);
-    err(unsafe { aclrtFree(p) }, 207002);
+    // aclrtFree is a memory call: without a current context, 107002 first.
+    err(unsafe { aclrtFree(p) }, 107002);
     let last = ascendcl_emu::release_reports().pop().unwrap();
     assert_eq!(last.device, None);
     assert!(last.allocations >= 1 && last.streams >= 1, "{last}");
+    // With a context again, the pointer is known to be freed.
+    init();
+    ok(unsafe { aclrtSetDevice(0) });
+    err(unsafe { aclrtFree(p) }, 207002);
+    ok(unsafe { aclrtResetDevice(0) });
 }
 
 #[test]

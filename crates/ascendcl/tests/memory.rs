@@ -191,12 +191,14 @@ fn registered_host_memory() {
         &mut v,
         HostRegisterFlags::empty(),
     ));
-    // aclrtHostRegisterV2 may be missing from the backend: a typed error naming it.
-    match HostRegistration::with_flags(&d, &mut v, HostRegisterFlags::PINNED) {
-        Ok(reg) => drop(reg),
-        Err(Error::MissingSymbol { symbol, .. }) => assert_eq!(symbol, "aclrtHostRegisterV2"),
-        Err(e) => panic!("{e}"),
-    }
+    // aclrtHostRegisterV2: registered (HOST) while the registration lives.
+    let ptr = v.as_ptr();
+    let reg = HostRegistration::with_flags(&d, &mut v, HostRegisterFlags::PINNED).unwrap();
+    assert_eq!(
+        ascendcl::pointer_attributes(ptr).unwrap().location,
+        PointerLocation::Host
+    );
+    drop(reg);
     assert_eq!(
         ascendcl::pointer_attributes(v.as_ptr()).unwrap().location,
         PointerLocation::Unregistered
