@@ -159,7 +159,6 @@ pub fn headers() -> Result<PathBuf, String> {
             "download",
             "--quiet",
             "--disable-pip-version-check",
-            "--root-user-action=ignore",
             "--no-deps",
         ])
         .arg(TORCH_NPU)
