@@ -6,6 +6,7 @@ mod bench;
 mod bindgen;
 mod emu_root;
 mod env;
+mod link_check;
 mod sample;
 mod test;
 mod tools;
@@ -28,6 +29,8 @@ cargo xtask <command> [args]
   emu-root DIR         lay out a CANN-shaped install root whose runtime is the emulator
   bench [--quick]      run the criterion suite
   bench-report         write docs/benchmarks.md from criterion's results
+  link-check EMU_ROOT  build ascendcl-sys with feature `link` against an emulator install root
+                       (from emu-root) and run its linked-table test
   tools                provision cmake (and libclang with --libclang) into target/tools
 ";
 
@@ -47,6 +50,10 @@ fn main() -> ExitCode {
         "bench" => bench::run(rest),
         "bench-report" => bench::report(rest),
         "tools" => tools::run_tools(rest),
+        "link-check" => match rest {
+            [dir] => link_check::run(std::path::Path::new(dir)),
+            _ => Err("usage: cargo xtask link-check EMU_ROOT".to_string()),
+        },
         "help" | "--help" | "-h" => {
             print!("{HELP}");
             Ok(())
