@@ -100,7 +100,13 @@ pub fn report(args: &[String]) -> Result<(), String> {
     }
     let dir = criterion_dir(dir);
     let record = Record::read(&dir.join(RECORD));
-    let (results, stale) = load_results(&dir, record.started)?;
+    // A filtered run replaces only some results: keep the older ones then.
+    let since = if record.filter.is_some() {
+        None
+    } else {
+        record.started
+    };
+    let (results, stale) = load_results(&dir, since)?;
     if results.is_empty() {
         return Err(format!(
             "no criterion results under {} (run `cargo xtask bench` first)",
@@ -266,6 +272,8 @@ struct Record {
     started: Option<u64>,
     seconds: Option<f64>,
     skips: Vec<(String, String)>,
+    /// The criterion filters of the last run, when it was filtered.
+    filter: Option<String>,
     /// Interleaved paired ratios per size: (rounds, safe/raw_ffi time, host_memcpy/raw_ffi time).
     paired: BTreeMap<u64, (u64, f64, f64)>,
 }
@@ -285,6 +293,7 @@ impl Record {
                 }
                 ["mode", m, ..] => r.mode = Some(m.to_string()),
                 ["started", t, ..] => r.started = t.parse().ok(),
+                ["filter", f, ..] => r.filter = Some(f.to_string()),
                 ["finished", _, s, ..] => r.seconds = s.parse().ok(),
                 ["skip", id, why, ..] => r.skips.push((id.to_string(), why.to_string())),
                 ["paired", bytes, rounds, _, _, _, sr, hr, ..] => {
@@ -670,10 +679,21 @@ fn markdown(
             " (`cargo xtask bench`)"
         }
     );
+    if let Some(f) = &record.filter {
+        let _ = writeln!(
+            o,
+            "- The last run was filtered (`{f}`): results of earlier runs are kept beside its own"
+        );
+    }
     if let Some(s) = record.seconds {
         let _ = writeln!(
             o,
-            "- Suite duration: {:.0} s ({:.1} min), build excluded",
+            "- {} duration: {:.0} s ({:.1} min), build excluded",
+            if record.filter.is_some() {
+                "Filtered run"
+            } else {
+                "Suite"
+            },
             s,
             s / 60.0
         );
