@@ -9,7 +9,41 @@
 use crate::error::{Result, check};
 use ascendcl_sys::{self as sys, api};
 use std::ffi::{CStr, c_void};
-use std::mem::MaybeUninit;
+
+/// A C out-parameter type: plain data whose zero value is valid, so the slot can be initialised
+/// before the call and read after it without `unsafe`.
+pub(crate) trait OutParam: Copy {
+    /// The value the slot holds before the call.
+    const ZERO: Self;
+}
+
+macro_rules! out_param {
+    ($($t:ty = $zero:expr),* $(,)?) => { $(impl OutParam for $t { const ZERO: Self = $zero; })* };
+}
+out_param!(
+    u32 = 0,
+    i32 = 0,
+    u64 = 0,
+    usize = 0,
+    f32 = 0.0,
+    *mut c_void = std::ptr::null_mut(),
+    sys::aclrtPtrAttributes = sys::aclrtPtrAttributes {
+        location: sys::aclrtMemLocation { id: 0, type_: 0 },
+        pageSize: 0,
+        rsv: [0; 4],
+    },
+);
+
+/// Calls `call` with a pointer to an out-parameter and returns the value the runtime wrote,
+/// read only after the status check.
+fn out<T: OutParam>(
+    api_name: &'static str,
+    call: impl FnOnce(*mut T) -> sys::aclError,
+) -> Result<T> {
+    let mut slot = T::ZERO;
+    check(api_name, call(&mut slot))?;
+    Ok(slot)
+}
 
 /// Diagnostics: `aclGetRecentErrMsg`, `aclrtGetSocName`, `aclrtGetVersion`.
 pub(crate) mod diag {
@@ -83,13 +117,10 @@ pub(crate) mod device {
     use super::*;
 
     pub(crate) fn count() -> Result<u32> {
-        let mut n = MaybeUninit::uninit();
-        // SAFETY: valid out-pointer.
-        check("aclrtGetDeviceCount", unsafe {
-            (api().aclrtGetDeviceCount)(n.as_mut_ptr())
-        })?;
-        // SAFETY: written on success.
-        Ok(unsafe { n.assume_init() })
+        out("aclrtGetDeviceCount", |n| {
+            // SAFETY: valid out-pointer.
+            unsafe { (api().aclrtGetDeviceCount)(n) }
+        })
     }
 
     pub(crate) fn set(id: i32) -> Result<()> {
@@ -117,13 +148,11 @@ pub(crate) mod device {
     }
 
     pub(crate) fn can_access_peer(id: i32, peer: i32) -> Result<bool> {
-        let mut can = MaybeUninit::uninit();
-        // SAFETY: valid out-pointer, plain values.
-        check("aclrtDeviceCanAccessPeer", unsafe {
-            (api().aclrtDeviceCanAccessPeer)(can.as_mut_ptr(), id, peer)
+        let can = out("aclrtDeviceCanAccessPeer", |can| {
+            // SAFETY: valid out-pointer, plain values.
+            unsafe { (api().aclrtDeviceCanAccessPeer)(can, id, peer) }
         })?;
-        // SAFETY: written on success.
-        Ok(unsafe { can.assume_init() } != 0)
+        Ok(can != 0)
     }
 
     pub(crate) fn enable_peer_access(peer: i32) -> Result<()> {
@@ -141,13 +170,12 @@ pub(crate) mod device {
     }
 
     pub(crate) fn mem_info(attr: sys::aclrtMemAttr) -> Result<(usize, usize)> {
-        let (mut free, mut total) = (MaybeUninit::uninit(), MaybeUninit::uninit());
-        // SAFETY: valid out-pointers; the runtime validates attr.
+        let (mut free, mut total) = (0, 0);
+        // SAFETY: valid out-pointers to locals; the runtime validates attr.
         check("aclrtGetMemInfo", unsafe {
-            (api().aclrtGetMemInfo)(attr, free.as_mut_ptr(), total.as_mut_ptr())
+            (api().aclrtGetMemInfo)(attr, &mut free, &mut total)
         })?;
-        // SAFETY: both written on success.
-        Ok(unsafe { (free.assume_init(), total.assume_init()) })
+        Ok((free, total))
     }
 }
 
@@ -156,13 +184,10 @@ pub(crate) mod context {
     use super::*;
 
     pub(crate) fn create(device: i32) -> Result<sys::aclrtContext> {
-        let mut c = MaybeUninit::uninit();
-        // SAFETY: valid out-pointer.
-        check("aclrtCreateContext", unsafe {
-            (api().aclrtCreateContext)(c.as_mut_ptr(), device)
-        })?;
-        // SAFETY: written on success.
-        Ok(unsafe { c.assume_init() })
+        out("aclrtCreateContext", |c| {
+            // SAFETY: valid out-pointer.
+            unsafe { (api().aclrtCreateContext)(c, device) }
+        })
     }
 
     /// # Safety
@@ -175,13 +200,10 @@ pub(crate) mod context {
     }
 
     pub(crate) fn current() -> Result<sys::aclrtContext> {
-        let mut c = MaybeUninit::uninit();
-        // SAFETY: valid out-pointer.
-        check("aclrtGetCurrentContext", unsafe {
-            (api().aclrtGetCurrentContext)(c.as_mut_ptr())
-        })?;
-        // SAFETY: written on success.
-        Ok(unsafe { c.assume_init() })
+        out("aclrtGetCurrentContext", |c| {
+            // SAFETY: valid out-pointer.
+            unsafe { (api().aclrtGetCurrentContext)(c) }
+        })
     }
 
     /// # Safety
@@ -199,13 +221,10 @@ pub(crate) mod stream {
     use super::*;
 
     pub(crate) fn create(priority: u32, flags: u32) -> Result<sys::aclrtStream> {
-        let mut s = MaybeUninit::uninit();
-        // SAFETY: valid out-pointer, plain values.
-        check("aclrtCreateStreamWithConfig", unsafe {
-            (api().aclrtCreateStreamWithConfig)(s.as_mut_ptr(), priority, flags)
-        })?;
-        // SAFETY: written on success.
-        Ok(unsafe { s.assume_init() })
+        out("aclrtCreateStreamWithConfig", |s| {
+            // SAFETY: valid out-pointer, plain values.
+            unsafe { (api().aclrtCreateStreamWithConfig)(s, priority, flags) }
+        })
     }
 
     /// # Safety
@@ -247,37 +266,28 @@ pub(crate) mod stream {
     /// # Safety
     /// `s` is a live stream.
     pub(crate) unsafe fn query(s: sys::aclrtStream) -> Result<sys::aclrtStreamStatus> {
-        let mut st = MaybeUninit::uninit();
-        // SAFETY: caller's guarantee; valid out-pointer.
-        check("aclrtStreamQuery", unsafe {
-            (api().aclrtStreamQuery)(s, st.as_mut_ptr())
-        })?;
-        // SAFETY: written on success.
-        Ok(unsafe { st.assume_init() })
+        out("aclrtStreamQuery", |st| {
+            // SAFETY: caller's guarantee; valid out-pointer.
+            unsafe { (api().aclrtStreamQuery)(s, st) }
+        })
     }
 
     /// # Safety
     /// `s` is a live stream.
     pub(crate) unsafe fn priority(s: sys::aclrtStream) -> Result<u32> {
-        let mut p = MaybeUninit::uninit();
-        // SAFETY: caller's guarantee; valid out-pointer.
-        check("aclrtStreamGetPriority", unsafe {
-            (api().aclrtStreamGetPriority)(s, p.as_mut_ptr())
-        })?;
-        // SAFETY: written on success.
-        Ok(unsafe { p.assume_init() })
+        out("aclrtStreamGetPriority", |p| {
+            // SAFETY: caller's guarantee; valid out-pointer.
+            unsafe { (api().aclrtStreamGetPriority)(s, p) }
+        })
     }
 
     /// # Safety
     /// `s` is a live stream.
     pub(crate) unsafe fn flags(s: sys::aclrtStream) -> Result<u32> {
-        let mut f = MaybeUninit::uninit();
-        // SAFETY: caller's guarantee; valid out-pointer.
-        check("aclrtStreamGetFlags", unsafe {
-            (api().aclrtStreamGetFlags)(s, f.as_mut_ptr())
-        })?;
-        // SAFETY: written on success.
-        Ok(unsafe { f.assume_init() })
+        out("aclrtStreamGetFlags", |f| {
+            // SAFETY: caller's guarantee; valid out-pointer.
+            unsafe { (api().aclrtStreamGetFlags)(s, f) }
+        })
     }
 
     /// # Safety
@@ -317,19 +327,16 @@ pub(crate) mod event {
     use super::*;
 
     pub(crate) fn create(flags: Option<u32>) -> Result<sys::aclrtEvent> {
-        let mut e = MaybeUninit::uninit();
         match flags {
-            // SAFETY: valid out-pointer.
-            None => check("aclrtCreateEvent", unsafe {
-                (api().aclrtCreateEvent)(e.as_mut_ptr())
-            })?,
-            // SAFETY: valid out-pointer; the runtime validates the flags.
-            Some(f) => check("aclrtCreateEventWithFlag", unsafe {
-                (api().aclrtCreateEventWithFlag)(e.as_mut_ptr(), f)
-            })?,
+            None => out("aclrtCreateEvent", |e| {
+                // SAFETY: valid out-pointer.
+                unsafe { (api().aclrtCreateEvent)(e) }
+            }),
+            Some(f) => out("aclrtCreateEventWithFlag", |e| {
+                // SAFETY: valid out-pointer; the runtime validates the flags.
+                unsafe { (api().aclrtCreateEventWithFlag)(e, f) }
+            }),
         }
-        // SAFETY: written on success.
-        Ok(unsafe { e.assume_init() })
     }
 
     /// # Safety
@@ -358,13 +365,10 @@ pub(crate) mod event {
     /// # Safety
     /// `e` is live.
     pub(crate) unsafe fn query_status(e: sys::aclrtEvent) -> Result<sys::aclrtEventRecordedStatus> {
-        let mut st = MaybeUninit::uninit();
-        // SAFETY: caller's guarantee; valid out-pointer.
-        check("aclrtQueryEventStatus", unsafe {
-            (api().aclrtQueryEventStatus)(e, st.as_mut_ptr())
-        })?;
-        // SAFETY: written on success.
-        Ok(unsafe { st.assume_init() })
+        out("aclrtQueryEventStatus", |st| {
+            // SAFETY: caller's guarantee; valid out-pointer.
+            unsafe { (api().aclrtQueryEventStatus)(e, st) }
+        })
     }
 
     /// # Safety
@@ -388,13 +392,10 @@ pub(crate) mod event {
     /// # Safety
     /// Both events are live.
     pub(crate) unsafe fn elapsed_ms(start: sys::aclrtEvent, end: sys::aclrtEvent) -> Result<f32> {
-        let mut ms = MaybeUninit::uninit();
-        // SAFETY: caller's guarantee; valid out-pointer.
-        check("aclrtEventElapsedTime", unsafe {
-            (api().aclrtEventElapsedTime)(ms.as_mut_ptr(), start, end)
-        })?;
-        // SAFETY: written on success.
-        Ok(unsafe { ms.assume_init() })
+        out("aclrtEventElapsedTime", |ms| {
+            // SAFETY: caller's guarantee; valid out-pointer.
+            unsafe { (api().aclrtEventElapsedTime)(ms, start, end) }
+        })
     }
 }
 
@@ -403,13 +404,10 @@ pub(crate) mod memory {
     use super::*;
 
     pub(crate) fn malloc(size: usize, policy: u32) -> Result<*mut c_void> {
-        let mut p = MaybeUninit::uninit();
-        // SAFETY: valid out-pointer; the runtime validates size and policy.
-        check("aclrtMalloc", unsafe {
-            (api().aclrtMalloc)(p.as_mut_ptr(), size, policy)
-        })?;
-        // SAFETY: written on success.
-        Ok(unsafe { p.assume_init() })
+        out("aclrtMalloc", |p| {
+            // SAFETY: valid out-pointer; the runtime validates size and policy.
+            unsafe { (api().aclrtMalloc)(p, size, policy) }
+        })
     }
 
     /// # Safety
@@ -420,13 +418,10 @@ pub(crate) mod memory {
     }
 
     pub(crate) fn malloc_host(size: usize) -> Result<*mut c_void> {
-        let mut p = MaybeUninit::uninit();
-        // SAFETY: valid out-pointer.
-        check("aclrtMallocHost", unsafe {
-            (api().aclrtMallocHost)(p.as_mut_ptr(), size)
-        })?;
-        // SAFETY: written on success.
-        Ok(unsafe { p.assume_init() })
+        out("aclrtMallocHost", |p| {
+            // SAFETY: valid out-pointer.
+            unsafe { (api().aclrtMallocHost)(p, size) }
+        })
     }
 
     /// # Safety
@@ -443,13 +438,10 @@ pub(crate) mod memory {
         size: u64,
         ty: sys::aclrtHostRegisterType,
     ) -> Result<*mut c_void> {
-        let mut dev = MaybeUninit::uninit();
-        // SAFETY: caller's guarantee; valid out-pointer.
-        check("aclrtHostRegister", unsafe {
-            (api().aclrtHostRegister)(p, size, ty, dev.as_mut_ptr())
-        })?;
-        // SAFETY: written on success.
-        Ok(unsafe { dev.assume_init() })
+        out("aclrtHostRegister", |dev| {
+            // SAFETY: caller's guarantee; valid out-pointer.
+            unsafe { (api().aclrtHostRegister)(p, size, ty, dev) }
+        })
     }
 
     /// # Safety
@@ -464,13 +456,10 @@ pub(crate) mod memory {
     /// # Safety
     /// `p` is registered host memory.
     pub(crate) unsafe fn host_device_pointer(p: *mut c_void) -> Result<*mut c_void> {
-        let mut dev = MaybeUninit::uninit();
-        // SAFETY: caller's guarantee; valid out-pointer.
-        check("aclrtHostGetDevicePointer", unsafe {
-            (api().aclrtHostGetDevicePointer)(p, dev.as_mut_ptr(), 0)
-        })?;
-        // SAFETY: written on success.
-        Ok(unsafe { dev.assume_init() })
+        out("aclrtHostGetDevicePointer", |dev| {
+            // SAFETY: caller's guarantee; valid out-pointer.
+            unsafe { (api().aclrtHostGetDevicePointer)(p, dev, 0) }
+        })
     }
 
     /// # Safety
@@ -485,13 +474,10 @@ pub(crate) mod memory {
     /// # Safety
     /// `p` is a valid pointer (any memory).
     pub(crate) unsafe fn pointer_attributes(p: *const c_void) -> Result<sys::aclrtPtrAttributes> {
-        let mut a = MaybeUninit::uninit();
-        // SAFETY: caller's guarantee; valid out-pointer.
-        check("aclrtPointerGetAttributes", unsafe {
-            (api().aclrtPointerGetAttributes)(p, a.as_mut_ptr())
-        })?;
-        // SAFETY: written on success.
-        Ok(unsafe { a.assume_init() })
+        out("aclrtPointerGetAttributes", |a| {
+            // SAFETY: caller's guarantee; valid out-pointer.
+            unsafe { (api().aclrtPointerGetAttributes)(p, a) }
+        })
     }
 
     /// # Safety
