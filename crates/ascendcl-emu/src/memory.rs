@@ -1,5 +1,5 @@
 //! The table of live allocations (device, pinned host, registered host), malloc policies with
-//! real page effects, and range validation in O(log n).
+//! real page effects, and range validation in O(log n) (a binary search of a sorted array).
 
 use crate::config::{self, HugePages};
 use crate::error::*;
@@ -65,14 +65,47 @@ struct Tomb {
     map_len: usize,
 }
 
+/// The hot part of a live allocation, for [`Table::check`]: 32 bytes, in a sorted vector.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    /// End of the owned address range (`start + span`).
+    end: usize,
+    /// End of the accessible bytes (`start + size`).
+    limit: usize,
+    loc: Loc,
+}
+
 /// The allocation table.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Table {
     live: BTreeMap<usize, Alloc>,
+    /// The live allocations' spans sorted by start (the same keys as `live`): copy validation
+    /// binary-searches this compact array instead of walking the B-tree.
+    index: Vec<Span>,
     tombs: BTreeMap<usize, Tomb>,
+    /// Envelope of the freed ranges (`tomb_lo..tomb_hi`, empty when there are none): a range
+    /// outside it needs no lookup in `tombs`.
+    tomb_lo: usize,
+    tomb_hi: usize,
     fifo: VecDeque<usize>,
     tomb_bytes: usize,
     used: HashMap<i32, u64>,
+}
+
+impl Default for Table {
+    fn default() -> Table {
+        Table {
+            live: BTreeMap::new(),
+            index: Vec::new(),
+            tombs: BTreeMap::new(),
+            tomb_lo: usize::MAX,
+            tomb_hi: 0,
+            fifo: VecDeque::new(),
+            tomb_bytes: 0,
+            used: HashMap::new(),
+        }
+    }
 }
 
 static TABLE: LazyLock<RwLock<Table>> = LazyLock::new(|| RwLock::new(Table::default()));
@@ -99,6 +132,40 @@ impl Table {
         (addr < a.start + a.span).then_some(a)
     }
 
+    /// Adds a live allocation (to the map and the index).
+    fn add_live(&mut self, a: Alloc) {
+        let span = Span {
+            start: a.start,
+            end: a.start + a.span,
+            limit: a.start + a.size,
+            loc: match a.kind {
+                Kind::Device(d) => Loc::Device(d),
+                Kind::Pinned | Kind::Registered => Loc::Host,
+            },
+        };
+        match self.index.binary_search_by_key(&a.start, |s| s.start) {
+            Ok(i) => self.index[i] = span,
+            Err(i) => self.index.insert(i, span),
+        }
+        self.live.insert(a.start, a);
+    }
+
+    /// Removes the live allocation that starts at `start` (from the map and the index).
+    fn remove_live(&mut self, start: usize) -> Option<Alloc> {
+        let a = self.live.remove(&start)?;
+        if let Ok(i) = self.index.binary_search_by_key(&start, |s| s.start) {
+            self.index.remove(i);
+        }
+        Some(a)
+    }
+
+    /// Recomputes the envelope of the freed ranges (they never overlap: each is a reserved
+    /// mapping of this module).
+    fn update_tomb_envelope(&mut self) {
+        self.tomb_lo = self.tombs.first_key_value().map_or(usize::MAX, |(&s, _)| s);
+        self.tomb_hi = self.tombs.last_key_value().map_or(0, |(&s, t)| s + t.len);
+    }
+
     fn find_tomb(&self, addr: usize) -> Option<(usize, &Tomb)> {
         let (&s, t) = self.tombs.range(..=addr).next_back()?;
         (addr < s + t.len).then_some((s, t))
@@ -108,34 +175,40 @@ impl Table {
     /// allocation and freed range (unregistered host memory, which is the caller's business).
     ///
     /// A range that starts in pageable memory and runs into an allocation or a freed range, and
-    /// a range that wraps around the address space, are 107000 as well. One O(log n) lookup per
-    /// map: the last entry that starts at or before the range's last byte is the one the range
-    /// starts in, or the first one it runs into. No allocation unless the check fails.
+    /// a range that wraps around the address space, are 107000 as well. One binary search of the
+    /// sorted live spans (the last one that starts at or before the range's last byte is the one
+    /// the range starts in, or the first one it runs into); only a range outside every live
+    /// allocation and inside the envelope of the freed ranges also looks up the freed map the
+    /// same way. No allocation unless the check fails.
     #[inline]
     pub(crate) fn check(&self, what: &str, addr: usize, len: usize) -> R<Side> {
         let Some(end) = addr.checked_add(len) else {
             return overflow(what, addr, len);
         };
         let last = if len == 0 { addr } else { end - 1 };
-        if let Some((_, a)) = self.live.range(..=last).next_back() {
+        let i = self.index.partition_point(|s| s.start <= last);
+        if let Some(a) = i.checked_sub(1).map(|i| &self.index[i]) {
             if a.start <= addr {
-                if addr < a.start + a.span {
-                    if end > a.start + a.size {
-                        return past_end(what, addr, len, a);
+                if addr < a.end {
+                    if end > a.limit {
+                        return past_end(what, addr, len, &self.live[&a.start]);
                     }
-                    let loc = match a.kind {
-                        Kind::Device(d) => Loc::Device(d),
-                        Kind::Pinned | Kind::Registered => Loc::Host,
-                    };
                     return Ok(Side {
-                        loc,
+                        loc: a.loc,
                         alloc: a.start,
                     });
                 }
             } else {
                 // `a` starts inside the range, after its first byte.
+                let a = &self.live[&a.start];
                 return self.runs_into(what, addr, len, kind_name(a.kind), a.start, a.size);
             }
+        }
+        if last < self.tomb_lo || addr >= self.tomb_hi {
+            return Ok(Side {
+                loc: Loc::Unreg,
+                alloc: 0,
+            });
         }
         if let Some((&s, t)) = self.tombs.range(..=last).next_back() {
             if s <= addr {
@@ -183,7 +256,11 @@ impl Table {
 
     /// Whether the allocation starting at `start` is still live (for tasks that run later).
     pub(crate) fn still_live(&self, side: Side) -> bool {
-        side.loc == Loc::Unreg || self.live.contains_key(&side.alloc)
+        side.loc == Loc::Unreg
+            || self
+                .index
+                .binary_search_by_key(&side.alloc, |s| s.start)
+                .is_ok()
     }
 
     /// Location type and page size of a pointer, for `aclrtPointerGetAttributes`.
@@ -238,7 +315,7 @@ impl Table {
         if let Kind::Device(d) = a.kind {
             *self.used.entry(d).or_default() += a.charge;
         }
-        self.live.insert(a.start, a);
+        self.add_live(a);
     }
 
     fn retire(&mut self, a: Alloc) {
@@ -250,8 +327,11 @@ impl Table {
             return;
         }
         // Keep the range reserved: in-flight work that still touches it lands in harmless
-        // memory, and a stale pointer is reported as freed.
-        replace_with_reserve(a.map_base, a.map_len);
+        // memory, and a stale pointer is reported as freed. When it cannot be kept reserved it
+        // was unmapped: the system may hand it out again, so it is not remembered as freed.
+        if !replace_with_reserve(a.map_base, a.map_len) {
+            return;
+        }
         self.tombs.insert(
             a.map_base,
             Tomb {
@@ -272,6 +352,7 @@ impl Table {
                 unmap(t.map_base, t.map_len);
             }
         }
+        self.update_tomb_envelope();
     }
 
     /// Frees the allocation that starts at `ptr`, which must be of the `want` kind.
@@ -319,7 +400,7 @@ impl Table {
                 ),
             );
         }
-        let a = self.live.remove(&ptr).expect("present");
+        let a = self.remove_live(ptr).expect("present");
         self.retire(a);
         Ok(())
     }
@@ -334,7 +415,7 @@ impl Table {
             .collect();
         let mut bytes = 0;
         for k in &keys {
-            let a = self.live.remove(k).expect("present");
+            let a = self.remove_live(*k).expect("present");
             bytes += a.size as u64;
             self.retire(a);
         }
@@ -351,7 +432,7 @@ impl Table {
             .collect();
         let mut n = (0, 0);
         for (k, kind) in keys {
-            let a = self.live.remove(&k).expect("present");
+            let a = self.remove_live(k).expect("present");
             if kind == Kind::Pinned {
                 n.0 += 1;
             } else {
@@ -408,7 +489,7 @@ impl Table {
     pub(crate) fn unregister(&mut self, ptr: usize) -> R {
         match self.live.get(&ptr) {
             Some(a) if a.kind == Kind::Registered => {
-                self.live.remove(&ptr);
+                self.remove_live(ptr);
                 Ok(())
             }
             _ => fail(
@@ -541,7 +622,8 @@ fn unmap(base: usize, len: usize) {
     unsafe { libc::munmap(base as *mut libc::c_void, len) };
 }
 
-fn replace_with_reserve(base: usize, len: usize) {
+/// Whether the range stayed reserved (otherwise it was unmapped).
+fn replace_with_reserve(base: usize, len: usize) -> bool {
     // SAFETY: [base, base+len) is a mapping this module owns; replacing it with a fresh
     // anonymous mapping at the same address releases its pages and keeps the range reserved.
     let p = unsafe {
@@ -557,7 +639,9 @@ fn replace_with_reserve(base: usize, len: usize) {
     if p == libc::MAP_FAILED {
         // Could not keep it reserved: release it instead.
         unmap(base, len);
+        return false;
     }
+    true
 }
 
 fn advise(base: usize, len: usize, advice: libc::c_int) -> bool {

@@ -4,11 +4,54 @@ use crate::callback::{Done, ReportQueue};
 use crate::error::*;
 use crate::event::Event;
 use crate::memory::{self, Side};
-use crate::sync::{lock, wait_until};
+use crate::sync::lock;
 use std::collections::VecDeque;
 use std::ffi::c_void;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, LazyLock, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+
+/// How long a waiter (the worker waiting for work, a thread synchronising the stream) polls
+/// before it sleeps on the condition variable: a hand-off caught while polling costs well under
+/// a microsecond instead of two sleeping wake-ups. Bounded, so an idle stream sleeps.
+const POLL: Duration = Duration::from_micros(20);
+/// The part of [`POLL`] spent in a pure spin (`spin_loop`); the rest yields the CPU between
+/// polls. No pure spin on a single CPU, where the other thread cannot progress meanwhile.
+const SPIN: Duration = Duration::from_micros(5);
+
+/// Polls `done` for up to [`POLL`] (or until `deadline`); whether it became true.
+fn poll(deadline: Option<Instant>, done: impl Fn() -> bool) -> bool {
+    static MULTI_CPU: LazyLock<bool> =
+        LazyLock::new(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1));
+    if done() {
+        return true;
+    }
+    let start = Instant::now();
+    let mut end = start + POLL;
+    if let Some(d) = deadline {
+        end = end.min(d);
+    }
+    let spin_end = if *MULTI_CPU { start + SPIN } else { start };
+    loop {
+        let now = Instant::now();
+        if now >= end {
+            return done();
+        }
+        if now < spin_end {
+            for _ in 0..16 {
+                std::hint::spin_loop();
+                if done() {
+                    return true;
+                }
+            }
+        } else {
+            std::thread::yield_now();
+            if done() {
+                return true;
+            }
+        }
+    }
+}
 
 /// Stack size of a stream's worker thread (host functions run on it).
 const WORKER_STACK: usize = 1 << 20;
@@ -154,6 +197,8 @@ struct Queue {
     error: Option<Fail>,
     mode: Option<u64>,
     stopped: bool,
+    /// Threads asleep on the stream's condition variable (notifications are skipped when none).
+    sleepers: u32,
 }
 
 /// A stream.
@@ -166,6 +211,11 @@ pub(crate) struct Stream {
     pub flags: u32,
     q: Mutex<Queue>,
     cv: Condvar,
+    /// Mirrors of `Queue::submitted` / `completed` / `closing`, stored under the lock and polled
+    /// without it.
+    submitted: AtomicU64,
+    completed: AtomicU64,
+    closing: AtomicBool,
 }
 
 impl std::fmt::Debug for Stream {
@@ -195,7 +245,59 @@ impl Stream {
             flags,
             q: Mutex::new(Queue::default()),
             cv: Condvar::new(),
+            submitted: AtomicU64::new(0),
+            completed: AtomicU64::new(0),
+            closing: AtomicBool::new(false),
         })
+    }
+
+    /// Releases the lock and wakes the sleepers, if any.
+    fn wake(&self, q: MutexGuard<'_, Queue>) {
+        let any = q.sleepers > 0;
+        drop(q);
+        if any {
+            self.cv.notify_all();
+        }
+    }
+
+    /// Sleeps on the condition variable (until a notification or `deadline`).
+    fn sleep<'a>(
+        &self,
+        mut q: MutexGuard<'a, Queue>,
+        deadline: Option<Instant>,
+    ) -> MutexGuard<'a, Queue> {
+        q.sleepers += 1;
+        let mut q = match deadline {
+            None => self.cv.wait(q).unwrap_or_else(|e| e.into_inner()),
+            Some(d) => {
+                let left = d.saturating_duration_since(Instant::now());
+                self.cv
+                    .wait_timeout(q, left)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0
+            }
+        };
+        q.sleepers -= 1;
+        q
+    }
+
+    /// Waits until `done` holds or `deadline` passes; returns the guard and whether `done`
+    /// holds.
+    fn wait_until<'a>(
+        &self,
+        mut q: MutexGuard<'a, Queue>,
+        deadline: Option<Instant>,
+        done: impl Fn(&Queue) -> bool,
+    ) -> (MutexGuard<'a, Queue>, bool) {
+        loop {
+            if done(&q) {
+                return (q, true);
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return (q, false);
+            }
+            q = self.sleep(q, deadline);
+        }
     }
 
     /// Queues a task; the worker runs it after every task queued before it.
@@ -225,8 +327,8 @@ impl Stream {
             }
             q.worker = true;
         }
-        drop(q);
-        self.cv.notify_all();
+        self.submitted.store(q.submitted, Ordering::Release);
+        self.wake(q);
         Ok(())
     }
 
@@ -236,11 +338,21 @@ impl Stream {
             let Some(task) = q.tasks.pop_front() else {
                 if q.closing {
                     q.worker = false;
-                    drop(q);
-                    self.cv.notify_all();
+                    self.wake(q);
                     return;
                 }
-                q = self.cv.wait(q).unwrap_or_else(|e| e.into_inner());
+                // Every submitted task has been taken: poll for the next one briefly, then
+                // sleep until enqueue or close wakes us.
+                let seen = q.submitted;
+                drop(q);
+                poll(None, || {
+                    self.submitted.load(Ordering::Acquire) != seen
+                        || self.closing.load(Ordering::Acquire)
+                });
+                q = lock(&self.q);
+                if q.tasks.is_empty() && !q.closing {
+                    q = self.sleep(q, None);
+                }
                 continue;
             };
             let skip = q.stopped && !matches!(task, Task::Record(..) | Task::Wait(..));
@@ -266,16 +378,26 @@ impl Stream {
                 }
             }
             q.completed += 1;
-            self.cv.notify_all();
+            self.completed.store(q.completed, Ordering::Release);
+            self.wake(q);
+            q = lock(&self.q);
         }
     }
 
     /// Waits for every task queued so far; returns (and clears) the first task error.
     pub(crate) fn synchronize(&self, timeout: Option<Duration>, code: i32) -> R {
         let deadline = timeout.map(|t| Instant::now() + t);
-        let g = lock(&self.q);
+        let mut g = lock(&self.q);
         let target = g.submitted;
-        let (mut g, ok) = wait_until(&self.cv, g, deadline, |q| q.completed >= target);
+        if g.completed < target {
+            // Poll for the completion briefly before sleeping.
+            drop(g);
+            poll(deadline, || {
+                self.completed.load(Ordering::Acquire) >= target
+            });
+            g = lock(&self.q);
+        }
+        let (mut g, ok) = self.wait_until(g, deadline, |q| q.completed >= target);
         if !ok {
             return fail(
                 code,
@@ -322,9 +444,11 @@ impl Stream {
     pub(crate) fn close(&self, force: bool) {
         let mut q = lock(&self.q);
         q.closing = true;
+        self.closing.store(true, Ordering::Release);
         if force {
             let dropped: Vec<Task> = q.tasks.drain(..).collect();
             q.completed += dropped.len() as u64;
+            self.completed.store(q.completed, Ordering::Release);
             drop(q);
             for t in dropped {
                 if let Task::Record(ev, seq) = t {
@@ -333,11 +457,10 @@ impl Stream {
             }
             q = lock(&self.q);
         }
-        drop(q);
-        self.cv.notify_all();
+        self.wake(q);
         if !force {
             let g = lock(&self.q);
-            let _g = wait_until(&self.cv, g, None, |q| q.completed >= q.submitted);
+            let _g = self.wait_until(g, None, |q| q.completed >= q.submitted);
         }
     }
 }
