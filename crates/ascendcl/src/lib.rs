@@ -177,8 +177,8 @@ pub use error::{Error, Result, error_code, error_codes, error_name};
 pub use event::{Event, EventFlags};
 pub use host_fn::{CallbackBlock, HostFnHandle, ReportSubscription};
 pub use memory::{
-    DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer, HostRegisterFlags,
-    HostRegisterType, HostRegistration, MallocConfig, MallocFlags, MallocPolicy,
+    DeviceAlloc, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
+    HostRegisterFlags, HostRegisterType, HostRegistration, MallocConfig, MallocFlags, MallocPolicy,
 };
 pub use runtime::{
     AclVersion, BackendChoice, BackendInfo, BackendKind, LoadError, LoadFailure, Runtime,

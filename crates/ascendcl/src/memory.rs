@@ -180,8 +180,41 @@ pub struct DeviceBuffer<'d, T: DeviceRepr> {
     _owner: PhantomData<(&'d Device<'d>, *mut T)>,
 }
 
+/// The runtime function a [`DeviceBuffer`] is allocated with. All three are freed with
+/// `aclrtFree`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum DeviceAlloc {
+    /// `aclrtMalloc`: on Atlas A2/A3 the runtime pads the size to `ALIGN_UP(size, 32) + 32`.
+    #[default]
+    Malloc,
+    /// `aclrtMallocAlign32`: the size rounded up to 32 bytes, without the extra 32.
+    Align32,
+    /// `aclrtMallocCached`: cacheable device memory.
+    Cached,
+}
+
+impl DeviceAlloc {
+    /// The C function's name.
+    pub fn api_name(self) -> &'static str {
+        match self {
+            DeviceAlloc::Malloc => "aclrtMalloc",
+            DeviceAlloc::Align32 => "aclrtMallocAlign32",
+            DeviceAlloc::Cached => "aclrtMallocCached",
+        }
+    }
+
+    fn call(self, bytes: usize, policy: u32) -> Result<*mut std::ffi::c_void> {
+        match self {
+            DeviceAlloc::Malloc => result::memory::malloc(bytes, policy),
+            DeviceAlloc::Align32 => result::memory::malloc_align32(bytes, policy),
+            DeviceAlloc::Cached => result::memory::malloc_cached(bytes, policy),
+        }
+    }
+}
+
 impl<'d, T: DeviceRepr> DeviceBuffer<'d, T> {
-    /// Allocates `len` elements without initialising them.
+    /// Allocates `len` elements without initialising them (`aclrtMalloc`).
     ///
     /// # Safety
     /// The contents are whatever the memory held before; since `T: DeviceRepr` every bit pattern
@@ -192,7 +225,22 @@ impl<'d, T: DeviceRepr> DeviceBuffer<'d, T> {
         len: usize,
         policy: impl Into<MallocConfig>,
     ) -> Result<Self> {
-        let bytes = byte_len::<T>("aclrtMalloc", len)?;
+        // SAFETY: the caller's contract is this function's.
+        unsafe { Self::uninit_with(device, len, policy, DeviceAlloc::Malloc) }
+    }
+
+    /// Allocates `len` elements without initialising them, with the chosen runtime function.
+    ///
+    /// # Safety
+    /// As for [`DeviceBuffer::uninit`]: the caller writes every element before reading it back.
+    pub unsafe fn uninit_with(
+        device: &'d Device<'_>,
+        len: usize,
+        policy: impl Into<MallocConfig>,
+        alloc: DeviceAlloc,
+    ) -> Result<Self> {
+        let api_name = alloc.api_name();
+        let bytes = byte_len::<T>(api_name, len)?;
         if bytes == 0 {
             return Ok(DeviceBuffer {
                 ptr: NonNull::dangling(),
@@ -202,18 +250,17 @@ impl<'d, T: DeviceRepr> DeviceBuffer<'d, T> {
             });
         }
         device.ensure_current()?;
-        let p = result::memory::malloc(bytes, policy.into().into())?;
+        let p = alloc.call(bytes, policy.into().into())?;
         let buf = DeviceBuffer {
-            ptr: NonNull::new(p.cast::<T>()).ok_or_else(|| {
-                Error::argument("aclrtMalloc", "the runtime returned a NULL pointer")
-            })?,
+            ptr: NonNull::new(p.cast::<T>())
+                .ok_or_else(|| Error::argument(api_name, "the runtime returned a NULL pointer"))?,
             len,
             device: device.id(),
             _owner: PhantomData,
         };
         if !buf.ptr.as_ptr().is_aligned() {
             return Err(Error::argument(
-                "aclrtMalloc",
+                api_name,
                 "the runtime returned memory not aligned for the element type",
             ));
         }
@@ -238,6 +285,29 @@ impl<'d, T: DeviceRepr> DeviceBuffer<'d, T> {
         // SAFETY: every byte is written (memset) before the buffer is returned; on failure the
         // buffer is dropped (freed) without being read.
         let mut buf = unsafe { Self::uninit(device, len, policy) }?;
+        buf.fill_bytes(0)?;
+        Ok(buf)
+    }
+
+    /// Allocates `len` zeroed elements with the chosen runtime function, then `aclrtMemset`.
+    ///
+    /// ```
+    /// use ascendcl::{DeviceAlloc, DeviceBuffer, MallocPolicy};
+    /// # let rt = ascendcl::Runtime::new()?;
+    /// let dev = rt.device(0)?;
+    /// let buf = DeviceBuffer::<u16>::zeroed_with(&dev, 100, MallocPolicy::NormalOnly, DeviceAlloc::Align32)?;
+    /// assert_eq!(buf.to_vec()?, vec![0; 100]);
+    /// # Ok::<(), ascendcl::Error>(())
+    /// ```
+    pub fn zeroed_with(
+        device: &'d Device<'_>,
+        len: usize,
+        policy: impl Into<MallocConfig>,
+        alloc: DeviceAlloc,
+    ) -> Result<Self> {
+        // SAFETY: every byte is written (memset) before the buffer is returned; on failure the
+        // buffer is dropped (freed) without being read.
+        let mut buf = unsafe { Self::uninit_with(device, len, policy, alloc) }?;
         buf.fill_bytes(0)?;
         Ok(buf)
     }

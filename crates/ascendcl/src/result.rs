@@ -410,6 +410,22 @@ pub(crate) mod memory {
         })
     }
 
+    /// `aclrtMallocAlign32`: no trailing padding, size rounded up to 32 bytes.
+    pub(crate) fn malloc_align32(size: usize, policy: u32) -> Result<*mut c_void> {
+        out("aclrtMallocAlign32", |p| {
+            // SAFETY: valid out-pointer; the runtime validates size and policy.
+            unsafe { (api().aclrtMallocAlign32)(p, size, policy) }
+        })
+    }
+
+    /// `aclrtMallocCached`: cacheable device memory.
+    pub(crate) fn malloc_cached(size: usize, policy: u32) -> Result<*mut c_void> {
+        out("aclrtMallocCached", |p| {
+            // SAFETY: valid out-pointer; the runtime validates size and policy.
+            unsafe { (api().aclrtMallocCached)(p, size, policy) }
+        })
+    }
+
     /// # Safety
     /// `p` was returned by `malloc` and is not used afterwards.
     pub(crate) unsafe fn free(p: *mut c_void) -> Result<()> {

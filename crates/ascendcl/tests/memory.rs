@@ -3,10 +3,63 @@
 mod common;
 
 use ascendcl::{
-    DeviceBuffer, Error, HostBuffer, HostRegisterFlags, HostRegisterType, HostRegistration,
-    MallocConfig, MallocFlags, MallocPolicy, MemcpyKind, PointerLocation,
+    DeviceAlloc, DeviceBuffer, Error, HostBuffer, HostRegisterFlags, HostRegisterType,
+    HostRegistration, MallocConfig, MallocFlags, MallocPolicy, MemcpyKind, PointerLocation,
 };
 use common::*;
+
+#[test]
+fn device_buffers_from_each_allocation_function() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let data: Vec<u32> = (0..1000).collect();
+    for alloc in [
+        DeviceAlloc::Malloc,
+        DeviceAlloc::Align32,
+        DeviceAlloc::Cached,
+    ] {
+        let mut b =
+            DeviceBuffer::<u32>::zeroed_with(&d, data.len(), MallocPolicy::HugeFirst, alloc)
+                .unwrap();
+        assert_eq!(b.to_vec().unwrap(), vec![0; data.len()], "{alloc:?}");
+        b.copy_from_host(&data).unwrap();
+        assert_eq!(b.to_vec().unwrap(), data, "{alloc:?}");
+        b.free().unwrap();
+    }
+    // The runtime's own checks, reported under the function that made them: aclrtMallocCached
+    // refuses sizes above 2^50 bytes (107000).
+    let e = DeviceBuffer::<u8>::zeroed_with(
+        &d,
+        (1 << 50) + 1,
+        MallocPolicy::HugeFirst,
+        DeviceAlloc::Cached,
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.api(), e.code()),
+        (Some("aclrtMallocCached"), Some(107000)),
+        "{e}"
+    );
+    // A size that overflows in Rust is refused before any call, naming the function.
+    let e = DeviceBuffer::<u64>::zeroed_with(
+        &d,
+        usize::MAX,
+        MallocPolicy::HugeFirst,
+        DeviceAlloc::Align32,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Argument {
+                api: "aclrtMallocAlign32",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert_eq!(DeviceAlloc::default(), DeviceAlloc::Malloc);
+}
 
 #[test]
 fn device_buffer_constructors() {
