@@ -317,17 +317,9 @@ pub unsafe fn launch_device_write(
     value: i32,
     block_dim: u32,
 ) -> Result<(), KernelError> {
-    const KERNEL: &str = "DeviceWrite";
-    if block_dim == 0 {
-        return Err(KernelError::ZeroBlockDim { kernel: KERNEL });
-    }
-    check_backend(KERNEL)?;
-    // SAFETY: forwarded from the caller.
-    unsafe { imp::device_write(stream, ptr, value, block_dim) }.map_err(|source| {
-        KernelError::Runtime {
-            kernel: KERNEL,
-            source,
-        }
+    checked_launch("DeviceWrite", block_dim, || {
+        // SAFETY: forwarded from the caller.
+        unsafe { imp::device_write(stream, ptr, value, block_dim) }
     })
 }
 
@@ -342,16 +334,24 @@ pub unsafe fn launch_device_read(
     ptr: *const i32,
     block_dim: u32,
 ) -> Result<(), KernelError> {
-    const KERNEL: &str = "DeviceRead";
-    if block_dim == 0 {
-        return Err(KernelError::ZeroBlockDim { kernel: KERNEL });
-    }
-    check_backend(KERNEL)?;
-    // SAFETY: forwarded from the caller.
-    unsafe { imp::device_read(stream, ptr, block_dim) }.map_err(|source| KernelError::Runtime {
-        kernel: KERNEL,
-        source,
+    checked_launch("DeviceRead", block_dim, || {
+        // SAFETY: forwarded from the caller.
+        unsafe { imp::device_read(stream, ptr, block_dim) }
     })
+}
+
+/// The checks every launch makes before enqueuing its kernel (a non-zero block count, a backend
+/// that can run this build's kernels); a runtime failure is reported under the kernel's name.
+fn checked_launch(
+    kernel: &'static str,
+    block_dim: u32,
+    launch: impl FnOnce() -> ascendcl::Result<()>,
+) -> Result<(), KernelError> {
+    if block_dim == 0 {
+        return Err(KernelError::ZeroBlockDim { kernel });
+    }
+    check_backend(kernel)?;
+    launch().map_err(|source| KernelError::Runtime { kernel, source })
 }
 
 /// Kernel output goes to the C `stdout`; whatever Rust has buffered must reach the fd first.
