@@ -323,6 +323,44 @@ fn memcpy_2d() {
     free(d);
 }
 
+/// The arrays of one `aclrtMemcpyBatch` call (two copies, one attribute), kept so that a test
+/// can change one field between calls.
+struct Batch {
+    dsts: [*mut c_void; 2],
+    srcs: [*mut c_void; 2],
+    maxs: [usize; 2],
+    sizes: [usize; 2],
+    attrs: [aclrtMemcpyBatchAttr; 1],
+    idx: [usize; 1],
+    fail_index: usize,
+}
+
+impl Batch {
+    /// The call with every array, `sizes` and `failIndex` replaceable (NULL tests).
+    fn call_with(&mut self, sizes: *mut usize, fail_index: *mut usize) -> aclError {
+        // SAFETY: every pointer addresses one of this struct's arrays (or is NULL, which the
+        // function must refuse), each holding the counts passed.
+        unsafe {
+            aclrtMemcpyBatch(
+                self.dsts.as_mut_ptr(),
+                self.maxs.as_mut_ptr(),
+                self.srcs.as_mut_ptr(),
+                sizes,
+                2,
+                self.attrs.as_mut_ptr(),
+                self.idx.as_mut_ptr(),
+                1,
+                fail_index,
+            )
+        }
+    }
+
+    fn call(&mut self) -> aclError {
+        let (sizes, fail) = (self.sizes.as_mut_ptr(), &raw mut self.fail_index);
+        self.call_with(sizes, fail)
+    }
+}
+
 #[test]
 fn memcpy_batch() {
     let _d = Dev::new(0);
@@ -330,164 +368,55 @@ fn memcpy_batch() {
     let b = malloc(32);
     let x = [1u8; 32];
     let y = [2u8; 32];
-    let mut dsts = [a, b];
-    let mut srcs = [x.as_ptr() as *mut c_void, y.as_ptr() as *mut c_void];
-    let mut maxs = [32usize, 32];
-    let mut sizes = [32usize, 16];
-    let mut attrs = [aclrtMemcpyBatchAttr {
-        dstLoc: aclrtMemLocation {
-            id: 0,
-            type_: ACL_MEM_LOCATION_TYPE_DEVICE,
-        },
-        srcLoc: aclrtMemLocation {
-            id: 0,
-            type_: ACL_MEM_LOCATION_TYPE_HOST,
-        },
-        rsv: [0; 16],
-    }];
-    let mut idx = [0usize];
-    let mut fail_index = 0usize;
-    ok(unsafe {
-        aclrtMemcpyBatch(
-            dsts.as_mut_ptr(),
-            maxs.as_mut_ptr(),
-            srcs.as_mut_ptr(),
-            sizes.as_mut_ptr(),
-            2,
-            attrs.as_mut_ptr(),
-            idx.as_mut_ptr(),
-            1,
-            &mut fail_index,
-        )
-    });
-    assert_eq!(fail_index, usize::MAX);
+    let mut batch = Batch {
+        dsts: [a, b],
+        srcs: [x.as_ptr() as *mut c_void, y.as_ptr() as *mut c_void],
+        maxs: [32, 32],
+        sizes: [32, 16],
+        attrs: [aclrtMemcpyBatchAttr {
+            dstLoc: aclrtMemLocation {
+                id: 0,
+                type_: ACL_MEM_LOCATION_TYPE_DEVICE,
+            },
+            srcLoc: aclrtMemLocation {
+                id: 0,
+                type_: ACL_MEM_LOCATION_TYPE_HOST,
+            },
+            rsv: [0; 16],
+        }],
+        idx: [0],
+        fail_index: 0,
+    };
+    ok(batch.call());
+    assert_eq!(batch.fail_index, usize::MAX);
     let mut out = [0u8; 32];
     d2h(&mut out, b);
     assert_eq!(&out[..16], &[2u8; 16]);
     // failIndex NULL, destMax too small, bad reserved bytes, bad indexes.
-    err(
-        unsafe {
-            aclrtMemcpyBatch(
-                dsts.as_mut_ptr(),
-                maxs.as_mut_ptr(),
-                srcs.as_mut_ptr(),
-                sizes.as_mut_ptr(),
-                2,
-                attrs.as_mut_ptr(),
-                idx.as_mut_ptr(),
-                1,
-                null_mut(),
-            )
-        },
-        100000,
-    );
-    maxs[1] = 8;
-    err(
-        unsafe {
-            aclrtMemcpyBatch(
-                dsts.as_mut_ptr(),
-                maxs.as_mut_ptr(),
-                srcs.as_mut_ptr(),
-                sizes.as_mut_ptr(),
-                2,
-                attrs.as_mut_ptr(),
-                idx.as_mut_ptr(),
-                1,
-                &mut fail_index,
-            )
-        },
-        100000,
-    );
-    assert_eq!(fail_index, 1);
-    maxs[1] = 32;
-    attrs[0].rsv[3] = 1;
-    err(
-        unsafe {
-            aclrtMemcpyBatch(
-                dsts.as_mut_ptr(),
-                maxs.as_mut_ptr(),
-                srcs.as_mut_ptr(),
-                sizes.as_mut_ptr(),
-                2,
-                attrs.as_mut_ptr(),
-                idx.as_mut_ptr(),
-                1,
-                &mut fail_index,
-            )
-        },
-        100000,
-    );
-    attrs[0].rsv[3] = 0;
-    idx[0] = 1;
-    err(
-        unsafe {
-            aclrtMemcpyBatch(
-                dsts.as_mut_ptr(),
-                maxs.as_mut_ptr(),
-                srcs.as_mut_ptr(),
-                sizes.as_mut_ptr(),
-                2,
-                attrs.as_mut_ptr(),
-                idx.as_mut_ptr(),
-                1,
-                &mut fail_index,
-            )
-        },
-        100000,
-    );
-    idx[0] = 0;
+    let sizes = batch.sizes.as_mut_ptr();
+    err(batch.call_with(sizes, null_mut()), 100000);
+    batch.maxs[1] = 8;
+    err(batch.call(), 100000);
+    assert_eq!(batch.fail_index, 1);
+    batch.maxs[1] = 32;
+    batch.attrs[0].rsv[3] = 1;
+    err(batch.call(), 100000);
+    batch.attrs[0].rsv[3] = 0;
+    batch.idx[0] = 1;
+    err(batch.call(), 100000);
+    batch.idx[0] = 0;
     // Out of bounds in the second copy: failIndex names it.
-    sizes[1] = 33;
-    maxs[1] = 64;
-    err(
-        unsafe {
-            aclrtMemcpyBatch(
-                dsts.as_mut_ptr(),
-                maxs.as_mut_ptr(),
-                srcs.as_mut_ptr(),
-                sizes.as_mut_ptr(),
-                2,
-                attrs.as_mut_ptr(),
-                idx.as_mut_ptr(),
-                1,
-                &mut fail_index,
-            )
-        },
-        107000,
-    );
-    assert_eq!(fail_index, 1);
+    batch.sizes[1] = 33;
+    batch.maxs[1] = 64;
+    err(batch.call(), 107000);
+    assert_eq!(batch.fail_index, 1);
     // All sizes 0: success.
     let mut zeros = [0usize, 0];
-    ok(unsafe {
-        aclrtMemcpyBatch(
-            dsts.as_mut_ptr(),
-            maxs.as_mut_ptr(),
-            srcs.as_mut_ptr(),
-            zeros.as_mut_ptr(),
-            2,
-            attrs.as_mut_ptr(),
-            idx.as_mut_ptr(),
-            1,
-            &mut fail_index,
-        )
-    });
+    let mut fail_index = 0usize;
+    ok(batch.call_with(zeros.as_mut_ptr(), &mut fail_index));
     assert_eq!(fail_index, usize::MAX);
-    err(
-        unsafe {
-            aclrtMemcpyBatch(
-                dsts.as_mut_ptr(),
-                maxs.as_mut_ptr(),
-                srcs.as_mut_ptr(),
-                null_mut(),
-                2,
-                attrs.as_mut_ptr(),
-                idx.as_mut_ptr(),
-                1,
-                &mut fail_index,
-            )
-        },
-        100000,
-    );
+    // sizes NULL.
+    err(batch.call_with(null_mut(), &mut fail_index), 100000);
     free(a);
     free(b);
 }
