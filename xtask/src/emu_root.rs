@@ -41,14 +41,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
 pub fn layout(dir: &Path, release: bool) -> Result<PathBuf, String> {
     let headers = tools::headers()?;
     let profile = if release { "release" } else { "debug" };
-    tools::step(&format!("cargo build -p ascendcl-emu ({profile})"));
+    tools::step(&format!("cargo build -p ascendcl-emu-capi ({profile})"));
     let mut build = tools::cargo();
-    build.args(["build", "-p", "ascendcl-emu"]);
+    build.args(["build", "-p", "ascendcl-emu-capi"]);
     if release {
         build.arg("--release");
     }
     tools::run(&mut build)?;
-    let built = tools::target_dir().join(profile).join("libascendcl_emu.so");
+    let built = tools::target_dir()
+        .join(profile)
+        .join("libascendcl_emu_capi.so");
     if !built.is_file() {
         return Err(format!("the build produced no {}", built.display()));
     }

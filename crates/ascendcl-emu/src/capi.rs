@@ -1,5 +1,9 @@
-//! The exported C functions: thin shims that check pointer arguments, catch panics and turn
-//! results into `aclError` codes (recording the message for `aclGetRecentErrMsg`).
+//! The C functions: thin shims that check pointer arguments, catch panics and turn results into
+//! `aclError` codes (recording the message for `aclGetRecentErrMsg`).
+//!
+//! They are plain `extern "C"` functions with Rust (mangled) symbol names: a binary that embeds
+//! the emulator defines no `acl*` symbol, so it can never interpose on a real runtime library.
+//! The `ascendcl-emu-capi` crate exports them under the real names as a shared library.
 #![allow(non_snake_case)]
 
 use crate::callback;
@@ -82,7 +86,6 @@ macro_rules! acl {
         /// # Safety
         /// The C function's contract: every pointer argument is NULL or valid for the access the
         /// function makes, and handles were returned by this runtime.
-        #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $name($($a: $t),*) -> aclError {
             guard(stringify!($name), move || -> R { $body })
         }
@@ -170,7 +173,6 @@ static SOC_NAMES: Mutex<Vec<CString>> = Mutex::new(Vec::new());
 ///
 /// # Safety
 /// Always safe to call; the returned string lives as long as the process.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtGetSocName() -> *const c_char {
     catch_unwind(|| {
         if let Some(code) = faults::check("aclrtGetSocName") {
@@ -219,7 +221,6 @@ acl! {
 ///
 /// # Safety
 /// Always safe to call.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclGetRecentErrMsg() -> *const c_char {
     catch_unwind(|| {
         if let Some(code) = faults::check("aclGetRecentErrMsg") {
@@ -236,7 +237,6 @@ pub unsafe extern "C" fn aclGetRecentErrMsg() -> *const c_char {
 ///
 /// # Safety
 /// Always safe to call.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtGetLastError(level: aclrtLastErrLevel) -> aclError {
     if level != ACL_RT_THREAD_LEVEL {
         return INVALID_PARAM;
@@ -248,7 +248,6 @@ pub unsafe extern "C" fn aclrtGetLastError(level: aclrtLastErrLevel) -> aclError
 ///
 /// # Safety
 /// Always safe to call.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtPeekAtLastError(level: aclrtLastErrLevel) -> aclError {
     if level != ACL_RT_THREAD_LEVEL {
         return INVALID_PARAM;
