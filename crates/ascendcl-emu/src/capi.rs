@@ -139,11 +139,14 @@ acl! {
 }
 
 acl! {
-    /// `aclFinalizeReference`: drops one `aclInit` reference, tearing down at the last.
+    /// `aclFinalizeReference`: drops one `aclInit` reference, tearing down at the last; the
+    /// remaining count goes to `refCount` unless it is NULL (the header: NULL ignores it).
     fn aclFinalizeReference(refCount: *mut u64) {
-        // SAFETY: C contract (NULL or valid).
-        let out = unsafe { Out::new(refCount, "refCount") }?;
-        out.set(state::finalize(true)?);
+        let remaining = state::finalize(true)?;
+        if !refCount.is_null() {
+            // SAFETY: C contract: a non-NULL refCount is valid for one write.
+            unsafe { refCount.write(remaining) };
+        }
         Ok(())
     }
 }

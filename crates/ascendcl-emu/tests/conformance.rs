@@ -186,6 +186,77 @@ fn s2_malloc_sizes_are_charged_with_the_hardware_padding() {
 }
 
 #[test]
+fn s2_pinned_host_memory_has_a_budget_and_207001_beyond_it() {
+    let _g = exclusive();
+    let _d = Dev::new(0);
+    // By default the budget is half of the machine's memory: 64 TiB is refused up front, before
+    // anything is mapped or zero-filled.
+    let mut p = null_mut();
+    err(unsafe { aclrtMallocHost(&mut p, 64 << 40) }, 207001);
+    assert!(p.is_null());
+    let saved = ascendcl_emu::config();
+    assert!(saved.host_memory > 0);
+    ascendcl_emu::set_config(ascendcl_emu::Config {
+        host_memory: 4 << 20,
+        ..saved.clone()
+    });
+    let a = malloc_host(3 << 20);
+    let r = unsafe { aclrtMallocHost(&mut p, 2 << 20) };
+    let msg = take_msg();
+    // Page rounding counts: 1 MiB + 1 byte takes 1 MiB + 4 KiB of the 1 MiB left.
+    let rounded = unsafe { aclrtMallocHost(&mut p, (1 << 20) + 1) };
+    take_msg();
+    let b = malloc_host(1 << 20);
+    free_host(a);
+    let c = malloc_host(2 << 20);
+    free_host(b);
+    free_host(c);
+    ascendcl_emu::set_config(saved);
+    assert_eq!((r, rounded), (207001, 207001));
+    assert!(
+        msg.contains("ASCENDCL_EMU_HOST_MEMORY") && msg.contains("2097152 bytes requested"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn s2_out_of_memory_names_the_padding_when_it_is_what_does_not_fit() {
+    let _g = exclusive();
+    let _d = Dev::new(1);
+    let saved = ascendcl_emu::config();
+    let (free0, total) = mem_free(ACL_MEM_NORMAL);
+    // Exactly 1 MiB free on the device.
+    ascendcl_emu::set_config(ascendcl_emu::Config {
+        memory: (total - free0) as u64 + (1 << 20),
+        ..saved.clone()
+    });
+    let mut p = null_mut();
+    let padded = unsafe { aclrtMalloc(&mut p, 1 << 20, ACL_MEM_MALLOC_NORMAL_ONLY) };
+    let padded_msg = take_msg();
+    let too_big = unsafe { aclrtMalloc(&mut p, 2 << 20, ACL_MEM_MALLOC_NORMAL_ONLY) };
+    let too_big_msg = take_msg();
+    // Without the extra 32 bytes the same size fits.
+    let fits = unsafe { aclrtMallocAlign32(&mut p, 1 << 20, ACL_MEM_MALLOC_NORMAL_ONLY) };
+    let fitted = p;
+    if fits == 0 {
+        free(fitted);
+    }
+    ascendcl_emu::set_config(saved);
+    assert_eq!((padded, too_big, fits), (207001, 207001, 0));
+    assert!(
+        padded_msg.contains("ALIGN_UP(size, 32) + 32 = 1048608 bytes")
+            && padded_msg.contains("the padding is what does not fit")
+            && padded_msg.contains("1048576 of"),
+        "{padded_msg}"
+    );
+    assert!(
+        too_big_msg.contains("padded to ALIGN_UP(size, 32) + 32 = 2097184 bytes")
+            && !too_big_msg.contains("the padding is what"),
+        "{too_big_msg}"
+    );
+}
+
+#[test]
 fn s2_huge_only_policies_fail_with_207001_without_huge_pages() {
     let _g = exclusive();
     let _d = Dev::new(0);
