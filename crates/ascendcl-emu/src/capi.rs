@@ -508,13 +508,16 @@ acl! {
 }
 
 acl! {
-    /// `aclrtSetStreamFailureMode`: `ACL_CONTINUE_ON_FAILURE` (0) or `ACL_STOP_ON_FAILURE` (1),
-    /// settable once per stream.
+    /// `aclrtSetStreamFailureMode`: `ACL_CONTINUE_ON_FAILURE` (0) or `ACL_STOP_ON_FAILURE` (1);
+    /// the same mode again succeeds, STOP back to CONTINUE is 207000, another context's stream
+    /// 107003. STOP applies to the stream's whole context.
     fn aclrtSetStreamFailureMode(stream: aclrtStream, mode: u64) {
         if mode > 1 {
             return fail(INVALID_PARAM, format!("mode {mode} is not 0 (continue) or 1 (stop)"));
         }
-        state::stream(handle(stream))?.set_failure_mode(mode)
+        let s = state::stream(handle(stream))?;
+        state::current_ids()?;
+        s.set_failure_mode(mode, || state::check_stream_context(&s))
     }
 }
 

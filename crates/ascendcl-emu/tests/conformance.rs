@@ -493,6 +493,103 @@ fn s2_memcpy_between_devices_needs_peer_access() {
     free(q);
 }
 
+/// A buffer of 16 bytes on `dev`, made on a thread of its own (the caller's current context is
+/// left alone); the device reference stays held.
+fn buffer_on(dev: i32) -> *mut c_void {
+    std::thread::spawn(move || {
+        ok(unsafe { aclrtSetDevice(dev) });
+        malloc(16) as usize
+    })
+    .join()
+    .unwrap() as *mut c_void
+}
+
+/// Frees a buffer of `buffer_on` and drops its device reference, on a thread of its own.
+fn free_on(dev: i32, p: *mut c_void) {
+    let p = p as usize;
+    std::thread::spawn(move || {
+        ok(unsafe { aclrtSetDevice(dev) });
+        free(p as *mut c_void);
+        ok(unsafe { aclrtResetDevice(dev) });
+        ok(unsafe { aclrtResetDevice(dev) });
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn s2_peer_access_is_one_way() {
+    let _g = exclusive();
+    let _d0 = Dev::new(0);
+    let a = malloc(16);
+    let c = buffer_on(1);
+    // Device 1 enables access to device 0 ...
+    std::thread::spawn(|| {
+        let _d1 = Dev::new(1);
+        ok(unsafe { aclrtDeviceEnablePeerAccess(0, 0) });
+    })
+    .join()
+    .unwrap();
+    // ... which does not let device 0 copy between them, in either direction.
+    let r = unsafe { aclrtMemcpy(c, 16, a, 16, ACL_MEMCPY_DEVICE_TO_DEVICE) };
+    let msg = take_msg();
+    assert_eq!(r, 107000);
+    assert!(msg.contains("one-way"), "{msg}");
+    err(
+        unsafe { aclrtMemcpy(a, 16, c, 16, ACL_MEMCPY_DEVICE_TO_DEVICE) },
+        107000,
+    );
+    // Device 1 itself runs both.
+    let (au, cu) = (a as usize, c as usize);
+    std::thread::spawn(move || {
+        let _d1 = Dev::new(1);
+        let (a, c) = (au as *mut c_void, cu as *mut c_void);
+        ok(unsafe { aclrtMemcpy(c, 16, a, 16, ACL_MEMCPY_DEVICE_TO_DEVICE) });
+        ok(unsafe { aclrtMemcpy(a, 16, c, 16, ACL_MEMCPY_DEVICE_TO_DEVICE) });
+        ok(unsafe { aclrtDeviceDisablePeerAccess(0) });
+    })
+    .join()
+    .unwrap();
+    free(a);
+    free_on(1, c);
+}
+
+#[test]
+fn s2_resetting_the_peer_keeps_the_access_enabled_towards_it() {
+    let _g = exclusive();
+    let _d0 = Dev::new(0);
+    let a = malloc(16);
+    h2d(a, &[7u8; 16]);
+    ok(unsafe { aclrtDeviceEnablePeerAccess(1, 0) });
+    // Device 1 is set and released entirely (its own enabled accesses go with it) ...
+    std::thread::spawn(|| {
+        ok(unsafe { aclrtSetDevice(1) });
+        ok(unsafe { aclrtDeviceEnablePeerAccess(0, 0) });
+        ok(unsafe { aclrtResetDeviceForce(1) });
+    })
+    .join()
+    .unwrap();
+    assert_eq!(ascendcl_emu::device_refs(1), 0);
+    // ... and the access device 0 enabled towards it stays.
+    let c = buffer_on(1);
+    ok(unsafe { aclrtMemcpy(c, 16, a, 16, ACL_MEMCPY_DEVICE_TO_DEVICE) });
+    let mut out = [0u8; 16];
+    d2h(&mut out, c);
+    assert_eq!(out, [7u8; 16]);
+    ok(unsafe { aclrtDeviceDisablePeerAccess(1) });
+    // Device 1's access towards 0 went with its release.
+    let cu = c as usize;
+    std::thread::spawn(move || {
+        let _d1 = Dev::new(1);
+        err(unsafe { aclrtDeviceDisablePeerAccess(0) }, 107000);
+        let _ = cu;
+    })
+    .join()
+    .unwrap();
+    free(a);
+    free_on(1, c);
+}
+
 // ---------------------------------------------------------------------------------------------
 // §2 aclrtMemcpyAsync, checks 1-11 and the location/kind table
 
@@ -1518,11 +1615,21 @@ fn s3_stream_timeouts_query_and_failure_mode() {
     ok(unsafe { aclrtStreamQuery(s, &mut st) });
     assert_eq!(st, ACL_STREAM_STATUS_COMPLETE);
     err(unsafe { aclrtStreamQuery(s, null_mut()) }, 100000);
-    // Failure mode: settable once (a second call: 107000); a value other than 0/1: 100000.
+    // Failure mode: a value other than 0/1: 100000; the same mode again succeeds; STOP back to
+    // CONTINUE: 207000; another context's stream: 107003. (STOP switches the whole context: a
+    // context of its own, so that no other test's failure stops this one.)
     err(unsafe { aclrtSetStreamFailureMode(s, 2) }, 100000);
-    ok(unsafe { aclrtSetStreamFailureMode(s, 1) });
-    err(unsafe { aclrtSetStreamFailureMode(s, 1) }, 107000);
-    err(unsafe { aclrtSetStreamFailureMode(s, 0) }, 107000);
+    let (ctx, fs) = foreign_stream();
+    err(unsafe { aclrtSetStreamFailureMode(fs, 1) }, 107003);
+    ok(unsafe { aclrtSetStreamFailureMode(fs, 0) });
+    let mut cur = null_mut();
+    ok(unsafe { aclrtGetCurrentContext(&mut cur) });
+    ok(unsafe { aclrtSetCurrentContext(ctx) });
+    ok(unsafe { aclrtSetStreamFailureMode(fs, 1) });
+    ok(unsafe { aclrtSetStreamFailureMode(fs, 1) });
+    err(unsafe { aclrtSetStreamFailureMode(fs, 0) }, 207000);
+    ok(unsafe { aclrtSetCurrentContext(cur) });
+    drop_foreign(ctx);
     // Created with priority 0; priority > 7 or unknown flag bits: 107000.
     let mut p = 99;
     ok(unsafe { aclrtStreamGetPriority(s, &mut p) });
@@ -1547,6 +1654,12 @@ fn s3_stream_timeouts_query_and_failure_mode() {
 
 static DONE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+extern "C" fn mark_started(_: *mut c_void) {
+    STARTED.store(1, std::sync::atomic::Ordering::SeqCst);
+}
+
 extern "C" fn slow_bump(arg: *mut c_void) {
     std::thread::sleep(Duration::from_millis(arg as u64));
     DONE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -1563,16 +1676,32 @@ fn s3_destroy_waits_force_discards_reset_waits() {
     ok(unsafe { aclrtLaunchHostFunc(s, Some(slow_bump), 100 as *mut c_void) });
     ok(unsafe { aclrtDestroyStream(s) });
     assert_eq!(DONE.load(SeqCst), 1, "destroy waited for the host function");
-    // aclrtDestroyStreamForce discards work not yet started.
+    // aclrtDestroyStreamForce discards the work that has not started and returns once the
+    // running task has finished (the runtime waits for the device to drain what it runs).
     let s = stream();
+    STARTED.store(0, SeqCst);
+    ok(unsafe { aclrtLaunchHostFunc(s, Some(mark_started), std::ptr::null_mut()) });
     ok(unsafe { aclrtLaunchHostFunc(s, Some(slow_bump), 100 as *mut c_void) });
     for _ in 0..5 {
         ok(unsafe { aclrtLaunchHostFunc(s, Some(slow_bump), std::ptr::null_mut()) });
     }
+    while STARTED.load(SeqCst) == 0 {
+        std::thread::yield_now();
+    }
+    // The first slow_bump is running (or about to) once mark_started ran; let it start.
     std::thread::sleep(Duration::from_millis(20));
     ok(unsafe { aclrtDestroyStreamForce(s) });
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(DONE.load(SeqCst) <= 2, "queued work was discarded");
+    assert_eq!(
+        DONE.load(SeqCst),
+        2,
+        "the running task finished before the call returned"
+    );
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(
+        DONE.load(SeqCst),
+        2,
+        "the tasks that had not started were discarded"
+    );
     // aclrtResetDevice at count 0 destroys the streams after their work finishes.
     ok(unsafe { aclrtSetDevice(1) });
     let s = stream();
