@@ -8,6 +8,7 @@ mod emu_root;
 mod env;
 mod link_check;
 mod sample;
+mod symbols;
 mod test;
 mod tools;
 
@@ -27,10 +28,15 @@ cargo xtask <command> [args]
   env [--export]       what was detected: CANN root, include and lib dirs, SOC_VERSION,
                        ASCENDC_CMAKE_DIR; --export prints shell exports
   emu-root DIR         lay out a CANN-shaped install root whose runtime is the emulator
+  emu-c                build the emulator's C test programs (crates/ascendcl-emu/tests/c) against the
+                       real headers and run them on its shared library (part of test)
   bench [--quick]      run the criterion suite
   bench-report         write docs/benchmarks.md from criterion's results
   link-check EMU_ROOT  build ascendcl-sys with feature `link` against an emulator install root
-                       (from emu-root) and run its linked-table test
+                       (from emu-root) and run its linked-table test; then link a program that
+                       embeds the emulator against a stand-in library and check it reaches it
+  symbols              check that the sample and the ascendcl test binaries, which embed the
+                       emulator, define no acl* symbol (nm -D --defined-only)
   tools                provision cmake (and libclang with --libclang) into target/tools
 ";
 
@@ -47,9 +53,11 @@ fn main() -> ExitCode {
         "sample" => sample::run(rest),
         "env" => env::run(rest),
         "emu-root" => emu_root::run(rest),
+        "emu-c" => emu_root::c_program_test(),
         "bench" => bench::run(rest),
         "bench-report" => bench::report(rest),
         "tools" => tools::run_tools(rest),
+        "symbols" => symbols::run(),
         "link-check" => match rest {
             [dir] => link_check::run(std::path::Path::new(dir)),
             _ => Err("usage: cargo xtask link-check EMU_ROOT".to_string()),

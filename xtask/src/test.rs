@@ -1,6 +1,6 @@
 //! `cargo xtask test` and `cargo xtask ci`: the checks every change must pass.
 
-use crate::{bindgen, emu_root, link_check, tools};
+use crate::{bindgen, emu_root, link_check, symbols, tools};
 
 /// Runs the test suite; `ci` adds the bindings freshness check.
 pub fn run(args: &[String], ci: bool) -> Result<(), String> {
@@ -33,6 +33,7 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
             .args(["doc", "--workspace", "--no-deps"])
             .env("RUSTDOCFLAGS", "-D warnings"),
     )?;
+    symbols::run()?;
     tools::step("C program against the real headers, on the emulator's shared library");
     emu_root::c_program_test()?;
     tools::step("ascendcl-sys with feature `link`, linked against that install root");

@@ -7,6 +7,10 @@ pub const ENV_DEVICES: &str = "ASCENDCL_EMU_DEVICES";
 /// Environment variable: memory capacity of each device in bytes, `K`/`M`/`G` suffixes accepted
 /// (default 8G).
 pub const ENV_MEMORY: &str = "ASCENDCL_EMU_MEMORY";
+/// Environment variable: the budget of pinned host memory (`aclrtMallocHost`) in bytes, for the
+/// whole process, `K`/`M`/`G`/`T` suffixes accepted (default: half of the machine's physical
+/// memory).
+pub const ENV_HOST_MEMORY: &str = "ASCENDCL_EMU_HOST_MEMORY";
 /// Environment variable: the SoC name reported by `aclrtGetSocName` (default `Ascend910B2`).
 pub const ENV_SOC: &str = "ASCENDCL_EMU_SOC";
 /// Environment variable: `auto` (use huge pages where the kernel offers them) or `off`.
@@ -34,6 +38,9 @@ pub struct Config {
     pub devices: u32,
     /// Memory capacity of each device, in bytes (`aclrtGetMemInfo`, enforced by `aclrtMalloc`).
     pub memory: u64,
+    /// Budget of pinned host memory (`aclrtMallocHost`) for the whole process, in bytes: an
+    /// allocation beyond it fails with 207001, as device memory does beyond [`Config::memory`].
+    pub host_memory: u64,
     /// SoC name (`aclrtGetSocName`).
     pub soc: String,
     /// Huge page use.
@@ -47,10 +54,29 @@ impl Default for Config {
         Config {
             devices: 2,
             memory: 8 << 30,
+            host_memory: default_host_memory(),
             soc: "Ascend910B2".to_string(),
             hugepages: HugePages::Auto,
             leak_report: false,
         }
+    }
+}
+
+/// The default budget of pinned host memory: half of the machine's physical memory (pinned
+/// memory cannot be swapped; the real runtime's users are told to keep it well below the total),
+/// or 8 GiB when the system does not say.
+pub fn default_host_memory() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let (pages, page) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    if pages > 0 && page > 0 {
+        (pages as u64).saturating_mul(page as u64) / 2
+    } else {
+        8 << 30
     }
 }
 
@@ -97,6 +123,13 @@ impl Config {
                 Err(e) => problems.push(format!("{ENV_MEMORY}: {e}")),
             }
         }
+        if let Ok(v) = std::env::var(ENV_HOST_MEMORY) {
+            match parse_bytes(&v) {
+                Ok(n) if n > 0 => c.host_memory = n,
+                Ok(_) => problems.push(format!("{ENV_HOST_MEMORY}={v:?} must be positive")),
+                Err(e) => problems.push(format!("{ENV_HOST_MEMORY}: {e}")),
+            }
+        }
         if let Ok(v) = std::env::var(ENV_SOC) {
             if v.trim().is_empty() || v.contains('\0') {
                 problems.push(format!("{ENV_SOC}={v:?} is not a SoC name"));
@@ -140,7 +173,7 @@ pub(crate) fn with<T>(f: impl FnOnce(&Config) -> T) -> T {
 }
 
 /// Replaces the configuration. The device count applies to later `aclrtSetDevice` calls and
-/// queries; the capacity to later allocations; the SoC name to later `aclrtGetSocName` calls.
+/// queries; the capacity and the pinned host budget to later allocations; the SoC name to later `aclrtGetSocName` calls.
 pub fn set_config(c: Config) {
     *cell().write().unwrap_or_else(|e| e.into_inner()) = c;
 }

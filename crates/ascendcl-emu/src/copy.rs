@@ -46,18 +46,27 @@ fn null_checks(dst: usize, src: usize) -> R {
     Ok(())
 }
 
-fn check_peer(d: Side, s: Side) -> R {
-    if let (Loc::Device(a), Loc::Device(b)) = (d.loc, s.loc)
-        && a != b
-        && !state::peer_enabled(a, b)
-    {
-        return fail(
-            RT_PARAM_INVALID,
-            format!(
-                "a copy between device {b} and device {a} needs peer access \
-                 (aclrtDeviceEnablePeerAccess)"
-            ),
-        );
+/// Peer access is one-way: the device that runs a copy (`exec`: the current device for a
+/// synchronous copy, the stream's device for a queued one) must have enabled access to every
+/// other device whose memory the copy touches (`aclrtDeviceEnablePeerAccess` on `exec`).
+fn check_peer(exec: i32, d: Side, s: Side) -> R {
+    let (Loc::Device(a), Loc::Device(b)) = (d.loc, s.loc) else {
+        return Ok(());
+    };
+    if a == b {
+        return Ok(());
+    }
+    for other in [b, a] {
+        if other != exec && !state::peer_enabled(exec, other) {
+            return fail(
+                RT_PARAM_INVALID,
+                format!(
+                    "a copy from device {b} to device {a} run by device {exec} needs peer access \
+                     from device {exec} to device {other} (aclrtDeviceEnablePeerAccess({other}) \
+                     with device {exec} current; access is one-way)"
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -119,12 +128,12 @@ pub(crate) unsafe fn memcpy(dst: usize, dest_max: usize, src: usize, count: usiz
     if dst == src {
         return Ok(());
     }
-    state::current_ids()?;
+    let (exec, _) = state::current_ids()?;
     let (d, s) = {
         let t = memory::read();
         (t.check("dst", dst, count)?, t.check("src", src, count)?)
     };
-    check_peer(d, s)?;
+    check_peer(exec, d, s)?;
     // SAFETY: table ranges were just validated; other ranges are the caller's (see # Safety).
     unsafe { raw_copy(dst, src, count) };
     Ok(())
@@ -252,7 +261,7 @@ pub(crate) unsafe fn memcpy_async(
     }
     // Check 11: a stream of another context.
     state::check_stream_context(&stream)?;
-    check_peer(d, s)?;
+    check_peer(stream.device, d, s)?;
     if kind == H2B2D {
         // SAFETY: the source range was validated above; it is staged now so the caller may
         // release it as soon as the call returns.
@@ -391,7 +400,8 @@ fn check_2d(c: &Copy2d, sync: bool, stream: Option<usize>) -> R<Option<Checked2d
         Some(h) => early_stream(h)?,
         None => None,
     };
-    state::current_ids()?;
+    let (current, _) = state::current_ids()?;
+    let exec = early.as_ref().map_or(current, |s| s.device);
     let overflow = || Fail {
         code: RT_PARAM_INVALID,
         msg: "the pitched range overflows the address space".to_string(),
@@ -438,7 +448,7 @@ fn check_2d(c: &Copy2d, sync: bool, stream: Option<usize>) -> R<Option<Checked2d
             "aclrtMemcpy2d does not support device-to-device copies (use aclrtMemcpy2dAsync)",
         );
     }
-    check_peer(d, s)?;
+    check_peer(exec, d, s)?;
     let st = match stream {
         Some(_) => Some(late_stream(early)?),
         None => None,

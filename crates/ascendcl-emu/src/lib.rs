@@ -3,11 +3,14 @@
 //! It is usable two ways:
 //!
 //! * **in process**, as a backend of `ascendcl-sys`'s function table: [`backend()`] returns a
-//!   [`Backend`] whose table points at the emulator (functions it does not
-//!   implement keep the table's stub, which returns 207000 and records the name);
-//! * **as a C shared library** (`libascendcl_emu.so`, installed as `libacl_rt.so` by
-//!   `cargo xtask emu-root`) exporting the real symbol names, so C programs compiled against the
-//!   CANN headers run on it unchanged.
+//!   [`Backend`] whose table ([`api()`]) points at the emulator; functions it does not implement
+//!   get a stub that returns 207000 and records a message naming the function;
+//! * **as a C shared library**: the `ascendcl-emu-capi` crate exports every function of that
+//!   table under its real symbol name (`cargo xtask emu-root` installs it as `libacl_rt.so`), so
+//!   C programs compiled against the CANN headers run on it unchanged.
+//!
+//! This crate itself defines no `acl*` symbol ([`capi`]'s functions have Rust symbol names): a
+//! program that embeds it cannot interpose on a real runtime library.
 //!
 //! | device concept | emulated by |
 //! |---|---|
@@ -40,6 +43,7 @@ mod memory;
 mod state;
 mod stream;
 mod sync;
+mod unsupported;
 
 pub use config::{Config, HugePages, config, set_config};
 pub use error::recent_messages;
@@ -51,159 +55,98 @@ pub use leak::{LeakReport, release_reports};
 
 use ascendcl_sys::{AclApi, Backend, BackendKind};
 
-/// The names of every C function the emulator implements (and the shared library exports).
-pub const IMPLEMENTED: &[&str] = &[
-    "aclInit",
-    "aclFinalize",
-    "aclFinalizeReference",
-    "aclrtGetVersion",
-    "aclrtGetSocName",
-    "aclsysGetVersionStr",
-    "aclGetRecentErrMsg",
-    "aclrtGetLastError",
-    "aclrtPeekAtLastError",
-    "aclrtGetRunMode",
-    "aclrtSetDevice",
-    "aclrtResetDevice",
-    "aclrtResetDeviceForce",
-    "aclrtGetDevice",
-    "aclrtGetDeviceCount",
-    "aclrtSynchronizeDevice",
-    "aclrtSynchronizeDeviceWithTimeout",
-    "aclrtDeviceCanAccessPeer",
-    "aclrtDeviceEnablePeerAccess",
-    "aclrtDeviceDisablePeerAccess",
-    "aclrtCreateContext",
-    "aclrtDestroyContext",
-    "aclrtSetCurrentContext",
-    "aclrtGetCurrentContext",
-    "aclrtCtxGetCurrentDefaultStream",
-    "aclrtCreateStream",
-    "aclrtCreateStreamWithConfig",
-    "aclrtDestroyStream",
-    "aclrtDestroyStreamForce",
-    "aclrtSynchronizeStream",
-    "aclrtSynchronizeStreamWithTimeout",
-    "aclrtStreamQuery",
-    "aclrtStreamWaitEvent",
-    "aclrtSetStreamFailureMode",
-    "aclrtStreamGetPriority",
-    "aclrtStreamGetFlags",
-    "aclrtCreateEvent",
-    "aclrtCreateEventWithFlag",
-    "aclrtCreateEventExWithFlag",
-    "aclrtRecordEvent",
-    "aclrtResetEvent",
-    "aclrtQueryEventStatus",
-    "aclrtSynchronizeEvent",
-    "aclrtSynchronizeEventWithTimeout",
-    "aclrtEventElapsedTime",
-    "aclrtEventGetTimestamp",
-    "aclrtDestroyEvent",
-    "aclrtMalloc",
-    "aclrtMallocAlign32",
-    "aclrtMallocCached",
-    "aclrtMallocHost",
-    "aclrtFree",
-    "aclrtFreeHost",
-    "aclrtMemset",
-    "aclrtMemsetAsync",
-    "aclrtMemcpy",
-    "aclrtMemcpyAsync",
-    "aclrtMemcpy2d",
-    "aclrtMemcpy2dAsync",
-    "aclrtMemcpyBatch",
-    "aclrtGetMemInfo",
-    "aclrtPointerGetAttributes",
-    "aclrtHostRegister",
-    "aclrtHostRegisterV2",
-    "aclrtHostGetDevicePointer",
-    "aclrtHostUnregister",
-    "aclrtLaunchHostFunc",
-    "aclrtSubscribeReport",
-    "aclrtLaunchCallback",
-    "aclrtProcessReport",
-    "aclrtUnSubscribeReport",
-];
+/// Generates [`IMPLEMENTED`] and [`api()`] from one list of the functions the emulator implements
+/// (each a function of [`capi`] with the C function's name).
+macro_rules! implemented {
+    ($($name:ident),* $(,)?) => {
+        /// The names of every C function the emulator implements; the shared library built by
+        /// `ascendcl-emu-capi` exports them and a "not supported" stub for every other function.
+        pub const IMPLEMENTED: &[&str] = &[$(stringify!($name)),*];
 
-/// The function table of the emulator: every implemented function, and the sys stubs (207000,
-/// name recorded) for the rest.
-pub fn api() -> AclApi {
-    use capi::*;
-    AclApi {
-        aclInit,
-        aclFinalize,
-        aclFinalizeReference,
-        aclrtGetVersion,
-        aclrtGetSocName,
-        aclsysGetVersionStr,
-        aclGetRecentErrMsg,
-        aclrtGetLastError,
-        aclrtPeekAtLastError,
-        aclrtGetRunMode,
-        aclrtSetDevice,
-        aclrtResetDevice,
-        aclrtResetDeviceForce,
-        aclrtGetDevice,
-        aclrtGetDeviceCount,
-        aclrtSynchronizeDevice,
-        aclrtSynchronizeDeviceWithTimeout,
-        aclrtDeviceCanAccessPeer,
-        aclrtDeviceEnablePeerAccess,
-        aclrtDeviceDisablePeerAccess,
-        aclrtCreateContext,
-        aclrtDestroyContext,
-        aclrtSetCurrentContext,
-        aclrtGetCurrentContext,
-        aclrtCtxGetCurrentDefaultStream,
-        aclrtCreateStream,
-        aclrtCreateStreamWithConfig,
-        aclrtDestroyStream,
-        aclrtDestroyStreamForce,
-        aclrtSynchronizeStream,
-        aclrtSynchronizeStreamWithTimeout,
-        aclrtStreamQuery,
-        aclrtStreamWaitEvent,
-        aclrtSetStreamFailureMode,
-        aclrtStreamGetPriority,
-        aclrtStreamGetFlags,
-        aclrtCreateEvent,
-        aclrtCreateEventWithFlag,
-        aclrtCreateEventExWithFlag,
-        aclrtRecordEvent,
-        aclrtResetEvent,
-        aclrtQueryEventStatus,
-        aclrtSynchronizeEvent,
-        aclrtSynchronizeEventWithTimeout,
-        aclrtEventElapsedTime,
-        aclrtEventGetTimestamp,
-        aclrtDestroyEvent,
-        aclrtMalloc,
-        aclrtMallocAlign32,
-        aclrtMallocCached,
-        aclrtMallocHost,
-        aclrtFree,
-        aclrtFreeHost,
-        aclrtMemset,
-        aclrtMemsetAsync,
-        aclrtMemcpy,
-        aclrtMemcpyAsync,
-        aclrtMemcpy2d,
-        aclrtMemcpy2dAsync,
-        aclrtMemcpyBatch,
-        aclrtGetMemInfo,
-        aclrtPointerGetAttributes,
-        aclrtHostRegister,
-        aclrtHostRegisterV2,
-        aclrtHostGetDevicePointer,
-        aclrtHostUnregister,
-        aclrtLaunchHostFunc,
-        aclrtSubscribeReport,
-        aclrtLaunchCallback,
-        aclrtProcessReport,
-        aclrtUnSubscribeReport,
-        ..AclApi::unresolved()
-    }
+        /// The function table of the emulator: every implemented function, and for the rest a
+        /// stub that returns 207000 (NULL or zero for pointer and value returns), records a
+        /// recent-error message naming the function and records its name for
+        /// `ascendcl_sys::take_missing_symbol`.
+        pub fn api() -> AclApi {
+            let mut api = unsupported::table();
+            $( api.$name = capi::$name; )*
+            api
+        }
+    };
+}
+
+implemented! {
+    aclInit,
+    aclFinalize,
+    aclFinalizeReference,
+    aclrtGetVersion,
+    aclrtGetSocName,
+    aclsysGetVersionStr,
+    aclGetRecentErrMsg,
+    aclrtGetLastError,
+    aclrtPeekAtLastError,
+    aclrtGetRunMode,
+    aclrtSetDevice,
+    aclrtResetDevice,
+    aclrtResetDeviceForce,
+    aclrtGetDevice,
+    aclrtGetDeviceCount,
+    aclrtSynchronizeDevice,
+    aclrtSynchronizeDeviceWithTimeout,
+    aclrtDeviceCanAccessPeer,
+    aclrtDeviceEnablePeerAccess,
+    aclrtDeviceDisablePeerAccess,
+    aclrtCreateContext,
+    aclrtDestroyContext,
+    aclrtSetCurrentContext,
+    aclrtGetCurrentContext,
+    aclrtCtxGetCurrentDefaultStream,
+    aclrtCreateStream,
+    aclrtCreateStreamWithConfig,
+    aclrtDestroyStream,
+    aclrtDestroyStreamForce,
+    aclrtSynchronizeStream,
+    aclrtSynchronizeStreamWithTimeout,
+    aclrtStreamQuery,
+    aclrtStreamWaitEvent,
+    aclrtSetStreamFailureMode,
+    aclrtStreamGetPriority,
+    aclrtStreamGetFlags,
+    aclrtCreateEvent,
+    aclrtCreateEventWithFlag,
+    aclrtCreateEventExWithFlag,
+    aclrtRecordEvent,
+    aclrtResetEvent,
+    aclrtQueryEventStatus,
+    aclrtSynchronizeEvent,
+    aclrtSynchronizeEventWithTimeout,
+    aclrtEventElapsedTime,
+    aclrtEventGetTimestamp,
+    aclrtDestroyEvent,
+    aclrtMalloc,
+    aclrtMallocAlign32,
+    aclrtMallocCached,
+    aclrtMallocHost,
+    aclrtFree,
+    aclrtFreeHost,
+    aclrtMemset,
+    aclrtMemsetAsync,
+    aclrtMemcpy,
+    aclrtMemcpyAsync,
+    aclrtMemcpy2d,
+    aclrtMemcpy2dAsync,
+    aclrtMemcpyBatch,
+    aclrtGetMemInfo,
+    aclrtPointerGetAttributes,
+    aclrtHostRegister,
+    aclrtHostRegisterV2,
+    aclrtHostGetDevicePointer,
+    aclrtHostUnregister,
+    aclrtLaunchHostFunc,
+    aclrtSubscribeReport,
+    aclrtLaunchCallback,
+    aclrtProcessReport,
+    aclrtUnSubscribeReport,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

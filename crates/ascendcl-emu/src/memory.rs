@@ -91,6 +91,8 @@ pub(crate) struct Table {
     fifo: VecDeque<usize>,
     tomb_bytes: usize,
     used: HashMap<i32, u64>,
+    /// Bytes of pinned host memory mapped (page-rounded), charged against the host budget.
+    pinned: u64,
 }
 
 impl Default for Table {
@@ -104,6 +106,7 @@ impl Default for Table {
             fifo: VecDeque::new(),
             tomb_bytes: 0,
             used: HashMap::new(),
+            pinned: 0,
         }
     }
 }
@@ -312,16 +315,22 @@ impl Table {
     }
 
     fn insert(&mut self, a: Alloc) {
-        if let Kind::Device(d) = a.kind {
-            *self.used.entry(d).or_default() += a.charge;
+        match a.kind {
+            Kind::Device(d) => *self.used.entry(d).or_default() += a.charge,
+            Kind::Pinned => self.pinned += a.charge,
+            Kind::Registered => {}
         }
         self.add_live(a);
     }
 
     fn retire(&mut self, a: Alloc) {
-        if let Kind::Device(d) = a.kind {
-            let u = self.used.entry(d).or_default();
-            *u = u.saturating_sub(a.charge);
+        match a.kind {
+            Kind::Device(d) => {
+                let u = self.used.entry(d).or_default();
+                *u = u.saturating_sub(a.charge);
+            }
+            Kind::Pinned => self.pinned = self.pinned.saturating_sub(a.charge),
+            Kind::Registered => {}
         }
         if a.map_len == 0 {
             return;
@@ -769,25 +778,16 @@ pub(crate) fn malloc_device(
         let t = read();
         let used = t.used(dev);
         if used.saturating_add(hw_size as u64) > capacity {
-            return fail(
-                RT_MEMORY_ALLOCATION,
-                format!(
-                    "device {dev} is out of memory: {size} bytes requested, {} of {capacity} \
-                     bytes free (ASCENDCL_EMU_MEMORY sets the capacity)",
-                    capacity.saturating_sub(used)
-                ),
-            );
+            return out_of_memory(dev, size, hw_size, sizing, used, capacity);
         }
     }
     let m = map_for_policy(api, size, hw_size, policy)?;
     let mut t = write();
-    if t.used(dev).saturating_add(hw_size as u64) > capacity {
+    let used = t.used(dev);
+    if used.saturating_add(hw_size as u64) > capacity {
         drop(t);
         unmap(m.base, m.len);
-        return fail(
-            RT_MEMORY_ALLOCATION,
-            format!("device {dev} is out of memory: {size} bytes requested"),
-        );
+        return out_of_memory(dev, size, hw_size, sizing, used, capacity);
     }
     t.insert(Alloc {
         start: m.start,
@@ -804,17 +804,74 @@ pub(crate) fn malloc_device(
     Ok(m.start)
 }
 
-/// Allocates pinned host memory.
+/// The failure of a device allocation beyond the capacity. When the runtime's padding (the size
+/// charged, `hw_size`) is what does not fit, the message says so.
+#[cold]
+fn out_of_memory<T>(
+    dev: i32,
+    size: usize,
+    hw_size: usize,
+    sizing: Sizing,
+    used: u64,
+    capacity: u64,
+) -> R<T> {
+    let free = capacity.saturating_sub(used);
+    let rule = match sizing {
+        Sizing::Padded if hw_size >= size.saturating_add(32) => "ALIGN_UP(size, 32) + 32",
+        _ => "ALIGN_UP(size, 32)",
+    };
+    let padding = if hw_size == size {
+        String::new()
+    } else if size as u64 <= free {
+        format!(
+            ", which the runtime pads to {rule} = {hw_size} bytes: the padding is what does not \
+             fit"
+        )
+    } else {
+        format!(" (padded to {rule} = {hw_size} bytes)")
+    };
+    fail(
+        RT_MEMORY_ALLOCATION,
+        format!(
+            "device {dev} is out of memory: {size} bytes requested{padding}; {free} of \
+             {capacity} bytes free (ASCENDCL_EMU_MEMORY sets the capacity)"
+        ),
+    )
+}
+
+/// Allocates `size` bytes of pinned host memory within the process's pinned budget
+/// ([`crate::Config::host_memory`]).
 pub(crate) fn malloc_host(size: usize) -> R<usize> {
     let len = align_up(size, page_size() as usize).ok_or_else(|| Fail {
         code: RT_MEMORY_ALLOCATION,
         msg: format!("size {size} overflows"),
     })?;
+    let budget = config::with(|c| c.host_memory);
+    let over = |pinned: u64| {
+        (pinned.saturating_add(len as u64) > budget).then(|| Fail {
+            code: RT_MEMORY_ALLOCATION,
+            msg: format!(
+                "the pinned host memory budget is exhausted: {size} bytes requested ({len} with \
+                 page rounding), {} of {budget} bytes left (ASCENDCL_EMU_HOST_MEMORY sets the \
+                 budget; by default half of the machine's physical memory)",
+                budget.saturating_sub(pinned)
+            ),
+        })
+    };
+    if let Some(f) = over(read().pinned) {
+        return Err(f);
+    }
     let base = map_anon(len, 0).ok_or_else(|| Fail {
         code: RT_MEMORY_ALLOCATION,
         msg: format!("cannot allocate {size} bytes of host memory"),
     })?;
-    write().insert(Alloc {
+    let mut t = write();
+    if let Some(f) = over(t.pinned) {
+        drop(t);
+        unmap(base, len);
+        return Err(f);
+    }
+    t.insert(Alloc {
         start: base,
         size,
         span: len,
@@ -823,7 +880,7 @@ pub(crate) fn malloc_host(size: usize) -> R<usize> {
         epoch: 0,
         map_base: base,
         map_len: len,
-        charge: 0,
+        charge: len as u64,
         hw_size: size,
     });
     Ok(base)

@@ -7,7 +7,7 @@ use crate::error::*;
 use crate::event::Event;
 use crate::leak::{self, LeakReport};
 use crate::memory;
-use crate::stream::Stream;
+use crate::stream::{CtxFailure, Stream};
 use crate::sync::lock;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -30,6 +30,8 @@ pub(crate) struct Context {
     pub is_default: bool,
     alive: AtomicBool,
     pub default_stream: Arc<Stream>,
+    /// The failure state shared by the context's streams (STOP mode).
+    failure: Arc<CtxFailure>,
 }
 
 impl Context {
@@ -142,7 +144,16 @@ pub(crate) fn check_device(id: i32) -> R {
 fn make_context(rt: &mut Runtime, device: i32, is_default: bool) -> Arc<Context> {
     let epoch = rt.devices.get(&device).map_or(0, |s| s.epoch);
     let handle = new_handle();
-    let stream = Stream::new(new_handle(), handle, device, true, 0, 0);
+    let failure = Arc::new(CtxFailure::default());
+    let stream = Stream::new(
+        new_handle(),
+        handle,
+        device,
+        true,
+        0,
+        0,
+        Arc::clone(&failure),
+    );
     rt.streams.insert(stream.handle, Arc::clone(&stream));
     let ctx = Arc::new(Context {
         handle,
@@ -151,6 +162,7 @@ fn make_context(rt: &mut Runtime, device: i32, is_default: bool) -> Arc<Context>
         is_default,
         alive: AtomicBool::new(true),
         default_stream: stream,
+        failure,
     });
     rt.contexts.insert(handle, Arc::clone(&ctx));
     ctx
@@ -321,7 +333,9 @@ fn release_device(
     for e in &events {
         rt.events.remove(e);
     }
-    rt.peers.retain(|(a, b)| *a != id && *b != id);
+    // Access this device enabled goes with it; access other devices enabled towards it stays:
+    // it belongs to the device that enabled it.
+    rt.peers.retain(|(from, _)| *from != id);
     drop(rt);
     for s in &streams {
         callback::stream_gone(s.handle);
@@ -496,7 +510,15 @@ pub(crate) fn create_stream(priority: u32, flags: u32) -> R<usize> {
             format!("device {} already has {n} streams", ctx.device),
         );
     }
-    let s = Stream::new(new_handle(), ctx.handle, ctx.device, false, priority, flags);
+    let s = Stream::new(
+        new_handle(),
+        ctx.handle,
+        ctx.device,
+        false,
+        priority,
+        flags,
+        Arc::clone(&ctx.failure),
+    );
     let h = s.handle;
     rt.streams.insert(h, s);
     Ok(h)
@@ -590,10 +612,9 @@ pub(crate) fn destroy_event(h: usize) -> R {
     }
 }
 
-/// Whether peer access between two devices was enabled (either direction).
-pub(crate) fn peer_enabled(a: i32, b: i32) -> bool {
-    let rt = rt();
-    rt.peers.contains(&(a, b)) || rt.peers.contains(&(b, a))
+/// Whether device `from` enabled peer access to device `to` (one-way).
+pub(crate) fn peer_enabled(from: i32, to: i32) -> bool {
+    rt().peers.contains(&(from, to))
 }
 
 /// `aclrtDeviceEnablePeerAccess` / `aclrtDeviceDisablePeerAccess` from the current device.

@@ -56,6 +56,65 @@ fn poll(deadline: Option<Instant>, done: impl Fn() -> bool) -> bool {
 /// Stack size of a stream's worker thread (host functions run on it).
 const WORKER_STACK: usize = 1 << 20;
 
+/// How long `aclrtDestroyStreamForce` waits for the task that is running when it is called (the
+/// runtime waits for the device to finish it). A guard against a host function that waits for
+/// the caller: past it the call returns and the task finishes in the background.
+const FORCE_WAIT: Duration = Duration::from_secs(1);
+
+thread_local! {
+    /// The stream whose worker the current thread is (0 on other threads).
+    static WORKER_OF: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The failure state of a context, shared by its streams. Setting `ACL_STOP_ON_FAILURE` on any
+/// stream switches the whole context to STOP mode (as the runtime does); the first task that
+/// fails in STOP mode stops its stream and fails the context: from then on every submission to a
+/// stream of the context and every synchronisation of one reports that task's error, until the
+/// context is destroyed or its device reset.
+#[derive(Debug, Default)]
+pub(crate) struct CtxFailure {
+    stop: AtomicBool,
+    /// Whether `error` is set (read without the lock on every submission).
+    failed: AtomicBool,
+    /// The failed task's stream and error.
+    error: Mutex<Option<(usize, Fail)>>,
+}
+
+impl CtxFailure {
+    fn stop_mode(&self) -> bool {
+        self.stop.load(Ordering::Acquire)
+    }
+
+    /// Stores the first failure in STOP mode.
+    fn fail(&self, stream: usize, f: &Fail) {
+        let mut e = lock(&self.error);
+        if e.is_none() {
+            *e = Some((stream, f.clone()));
+            self.failed.store(true, Ordering::Release);
+        }
+    }
+
+    /// The stored failure, as the error of a call on stream `me`.
+    #[inline]
+    fn check(&self, me: usize) -> R {
+        if !self.failed.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        match &*lock(&self.error) {
+            Some((stream, f)) => Err(Fail {
+                code: f.code,
+                msg: format!(
+                    "stream {me:#x} belongs to a context in STOP failure mode in which a task \
+                     failed (on stream {stream:#x}: {}); every submission and synchronisation in \
+                     the context reports it until the context is destroyed or its device reset",
+                    f.msg
+                ),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
 /// A C host function (`aclrtHostFunc`, `aclrtCallback`).
 pub(crate) type HostFn = unsafe extern "C" fn(*mut c_void);
 
@@ -195,7 +254,8 @@ struct Queue {
     worker: bool,
     closing: bool,
     error: Option<Fail>,
-    mode: Option<u64>,
+    /// The failure mode set on this stream: CONTINUE 0 (the default) or STOP 1.
+    mode: u64,
     stopped: bool,
     /// Threads asleep on the stream's condition variable (notifications are skipped when none).
     sleepers: u32,
@@ -209,6 +269,8 @@ pub(crate) struct Stream {
     pub is_default: bool,
     pub priority: u32,
     pub flags: u32,
+    /// The failure state of the stream's context.
+    failure: Arc<CtxFailure>,
     q: Mutex<Queue>,
     cv: Condvar,
     /// Mirrors of `Queue::submitted` / `completed` / `closing`, stored under the lock and polled
@@ -235,6 +297,7 @@ impl Stream {
         is_default: bool,
         priority: u32,
         flags: u32,
+        failure: Arc<CtxFailure>,
     ) -> Arc<Stream> {
         Arc::new(Stream {
             handle,
@@ -243,6 +306,7 @@ impl Stream {
             is_default,
             priority,
             flags,
+            failure,
             q: Mutex::new(Queue::default()),
             cv: Condvar::new(),
             submitted: AtomicU64::new(0),
@@ -302,6 +366,7 @@ impl Stream {
 
     /// Queues a task; the worker runs it after every task queued before it.
     pub(crate) fn enqueue(self: &Arc<Self>, task: Task) -> R {
+        self.failure.check(self.handle)?;
         let mut q = lock(&self.q);
         if q.closing {
             return fail(
@@ -333,6 +398,7 @@ impl Stream {
     }
 
     fn work(self: Arc<Self>) {
+        WORKER_OF.with(|w| w.set(self.handle));
         let mut q = lock(&self.q);
         loop {
             let Some(task) = q.tasks.pop_front() else {
@@ -355,7 +421,10 @@ impl Stream {
                 }
                 continue;
             };
-            let skip = q.stopped && !matches!(task, Task::Record(..) | Task::Wait(..));
+            // STOP: after a failure the stream's remaining work, and that of every stream of
+            // its context, is discarded; event records and waits still complete.
+            let skip = (q.stopped || self.failure.failed.load(Ordering::Acquire))
+                && !matches!(task, Task::Record(..) | Task::Wait(..));
             drop(q);
             let result = if skip {
                 Ok(())
@@ -370,11 +439,13 @@ impl Stream {
             };
             q = lock(&self.q);
             if let Err(f) = result {
-                if q.error.is_none() {
-                    q.error = Some(f);
-                }
-                if q.mode == Some(1) {
+                if q.mode == 1 || self.failure.stop_mode() {
+                    // STOP: the rest of the stream is discarded and the context fails.
                     q.stopped = true;
+                    self.failure.fail(self.handle, &f);
+                } else if q.error.is_none() {
+                    // CONTINUE: the next synchronisation reports it, once.
+                    q.error = Some(f);
                 }
             }
             q.completed += 1;
@@ -408,6 +479,7 @@ impl Stream {
                 ),
             );
         }
+        self.failure.check(self.handle)?;
         match g.error.take() {
             Some(f) => Err(Fail {
                 code: f.code,
@@ -423,24 +495,34 @@ impl Stream {
         q.completed >= q.submitted
     }
 
-    /// Sets the failure mode (CONTINUE 0, STOP 1), once.
-    pub(crate) fn set_failure_mode(&self, mode: u64) -> R {
+    /// Sets the failure mode (CONTINUE 0, STOP 1): the same mode again succeeds; STOP back to
+    /// CONTINUE is 207000; `check` (the stream's context) runs after those two rules, as in the
+    /// runtime. STOP switches the whole context.
+    pub(crate) fn set_failure_mode(&self, mode: u64, check: impl FnOnce() -> R) -> R {
         let mut q = lock(&self.q);
-        if q.mode.is_some() {
+        if q.mode == mode {
+            return Ok(());
+        }
+        if q.mode == 1 && mode == 0 {
             return fail(
-                RT_PARAM_INVALID,
+                RT_FEATURE_NOT_SUPPORT,
                 format!(
-                    "the failure mode of stream {:#x} was already set; it can be set once",
+                    "stream {:#x} is in STOP failure mode; it cannot go back to CONTINUE",
                     self.handle
                 ),
             );
         }
-        q.mode = Some(mode);
+        check()?;
+        q.mode = mode;
+        if mode == 1 {
+            self.failure.stop.store(true, Ordering::Release);
+        }
         Ok(())
     }
 
-    /// Stops accepting work. `force` discards queued tasks (event records still complete so
-    /// that waiters do not hang); otherwise queued work runs to completion first.
+    /// Stops accepting work. `force` discards the tasks that have not started (event records
+    /// still complete so that waiters do not hang) and waits for the running one (up to
+    /// [`FORCE_WAIT`]); otherwise queued work runs to completion first.
     pub(crate) fn close(&self, force: bool) {
         let mut q = lock(&self.q);
         q.closing = true;
@@ -458,9 +540,14 @@ impl Stream {
             q = lock(&self.q);
         }
         self.wake(q);
-        if !force {
-            let g = lock(&self.q);
-            let _g = self.wait_until(g, None, |q| q.completed >= q.submitted);
+        // Wait for the work: all of it, or (force) the task that is running. Not on the
+        // stream's own worker (a host function destroying its stream), which would wait for
+        // itself.
+        if WORKER_OF.with(|w| w.get()) == self.handle {
+            return;
         }
+        let deadline = force.then(|| Instant::now() + FORCE_WAIT);
+        let g = lock(&self.q);
+        let _g = self.wait_until(g, deadline, |q| q.completed >= q.submitted);
     }
 }

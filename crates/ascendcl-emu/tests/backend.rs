@@ -29,6 +29,20 @@ fn table_calls_the_emulator_and_stubs_the_rest() {
         207000
     );
     assert_eq!(take_missing_symbol(), Some("aclrtMallocWithCfg"));
+    // ... and, like every failure of the emulator, a recent-error message naming the function
+    // and the thread's last error.
+    let msg = ascendcl_emu::recent_messages().join("\n");
+    assert!(
+        msg.contains("aclrtMallocWithCfg") && msg.contains("207000"),
+        "{msg}"
+    );
+    assert_eq!(
+        unsafe { (api.aclrtGetLastError)(ascendcl_sys::ACL_RT_THREAD_LEVEL) },
+        207000
+    );
+    // Pointer and value returns: NULL and zero.
+    assert!(unsafe { (api.aclrtCreateBinary)(std::ptr::null(), 0) }.is_null());
+    assert_eq!(take_missing_symbol(), Some("aclrtCreateBinary"));
     assert_eq!(unsafe { (api.aclrtResetDevice)(0) }, 0);
     // The backend installs as the process's backend.
     let active = ascendcl_sys::install(ascendcl_emu::backend()).unwrap_or_else(|a| a);

@@ -186,6 +186,77 @@ fn s2_malloc_sizes_are_charged_with_the_hardware_padding() {
 }
 
 #[test]
+fn s2_pinned_host_memory_has_a_budget_and_207001_beyond_it() {
+    let _g = exclusive();
+    let _d = Dev::new(0);
+    // By default the budget is half of the machine's memory: 64 TiB is refused up front, before
+    // anything is mapped or zero-filled.
+    let mut p = null_mut();
+    err(unsafe { aclrtMallocHost(&mut p, 64 << 40) }, 207001);
+    assert!(p.is_null());
+    let saved = ascendcl_emu::config();
+    assert!(saved.host_memory > 0);
+    ascendcl_emu::set_config(ascendcl_emu::Config {
+        host_memory: 4 << 20,
+        ..saved.clone()
+    });
+    let a = malloc_host(3 << 20);
+    let r = unsafe { aclrtMallocHost(&mut p, 2 << 20) };
+    let msg = take_msg();
+    // Page rounding counts: 1 MiB + 1 byte takes 1 MiB + 4 KiB of the 1 MiB left.
+    let rounded = unsafe { aclrtMallocHost(&mut p, (1 << 20) + 1) };
+    take_msg();
+    let b = malloc_host(1 << 20);
+    free_host(a);
+    let c = malloc_host(2 << 20);
+    free_host(b);
+    free_host(c);
+    ascendcl_emu::set_config(saved);
+    assert_eq!((r, rounded), (207001, 207001));
+    assert!(
+        msg.contains("ASCENDCL_EMU_HOST_MEMORY") && msg.contains("2097152 bytes requested"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn s2_out_of_memory_names_the_padding_when_it_is_what_does_not_fit() {
+    let _g = exclusive();
+    let _d = Dev::new(1);
+    let saved = ascendcl_emu::config();
+    let (free0, total) = mem_free(ACL_MEM_NORMAL);
+    // Exactly 1 MiB free on the device.
+    ascendcl_emu::set_config(ascendcl_emu::Config {
+        memory: (total - free0) as u64 + (1 << 20),
+        ..saved.clone()
+    });
+    let mut p = null_mut();
+    let padded = unsafe { aclrtMalloc(&mut p, 1 << 20, ACL_MEM_MALLOC_NORMAL_ONLY) };
+    let padded_msg = take_msg();
+    let too_big = unsafe { aclrtMalloc(&mut p, 2 << 20, ACL_MEM_MALLOC_NORMAL_ONLY) };
+    let too_big_msg = take_msg();
+    // Without the extra 32 bytes the same size fits.
+    let fits = unsafe { aclrtMallocAlign32(&mut p, 1 << 20, ACL_MEM_MALLOC_NORMAL_ONLY) };
+    let fitted = p;
+    if fits == 0 {
+        free(fitted);
+    }
+    ascendcl_emu::set_config(saved);
+    assert_eq!((padded, too_big, fits), (207001, 207001, 0));
+    assert!(
+        padded_msg.contains("ALIGN_UP(size, 32) + 32 = 1048608 bytes")
+            && padded_msg.contains("the padding is what does not fit")
+            && padded_msg.contains("1048576 of"),
+        "{padded_msg}"
+    );
+    assert!(
+        too_big_msg.contains("padded to ALIGN_UP(size, 32) + 32 = 2097184 bytes")
+            && !too_big_msg.contains("the padding is what"),
+        "{too_big_msg}"
+    );
+}
+
+#[test]
 fn s2_huge_only_policies_fail_with_207001_without_huge_pages() {
     let _g = exclusive();
     let _d = Dev::new(0);
@@ -420,6 +491,103 @@ fn s2_memcpy_between_devices_needs_peer_access() {
     );
     free(p);
     free(q);
+}
+
+/// A buffer of 16 bytes on `dev`, made on a thread of its own (the caller's current context is
+/// left alone); the device reference stays held.
+fn buffer_on(dev: i32) -> *mut c_void {
+    std::thread::spawn(move || {
+        ok(unsafe { aclrtSetDevice(dev) });
+        malloc(16) as usize
+    })
+    .join()
+    .unwrap() as *mut c_void
+}
+
+/// Frees a buffer of `buffer_on` and drops its device reference, on a thread of its own.
+fn free_on(dev: i32, p: *mut c_void) {
+    let p = p as usize;
+    std::thread::spawn(move || {
+        ok(unsafe { aclrtSetDevice(dev) });
+        free(p as *mut c_void);
+        ok(unsafe { aclrtResetDevice(dev) });
+        ok(unsafe { aclrtResetDevice(dev) });
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn s2_peer_access_is_one_way() {
+    let _g = exclusive();
+    let _d0 = Dev::new(0);
+    let a = malloc(16);
+    let c = buffer_on(1);
+    // Device 1 enables access to device 0 ...
+    std::thread::spawn(|| {
+        let _d1 = Dev::new(1);
+        ok(unsafe { aclrtDeviceEnablePeerAccess(0, 0) });
+    })
+    .join()
+    .unwrap();
+    // ... which does not let device 0 copy between them, in either direction.
+    let r = unsafe { aclrtMemcpy(c, 16, a, 16, ACL_MEMCPY_DEVICE_TO_DEVICE) };
+    let msg = take_msg();
+    assert_eq!(r, 107000);
+    assert!(msg.contains("one-way"), "{msg}");
+    err(
+        unsafe { aclrtMemcpy(a, 16, c, 16, ACL_MEMCPY_DEVICE_TO_DEVICE) },
+        107000,
+    );
+    // Device 1 itself runs both.
+    let (au, cu) = (a as usize, c as usize);
+    std::thread::spawn(move || {
+        let _d1 = Dev::new(1);
+        let (a, c) = (au as *mut c_void, cu as *mut c_void);
+        ok(unsafe { aclrtMemcpy(c, 16, a, 16, ACL_MEMCPY_DEVICE_TO_DEVICE) });
+        ok(unsafe { aclrtMemcpy(a, 16, c, 16, ACL_MEMCPY_DEVICE_TO_DEVICE) });
+        ok(unsafe { aclrtDeviceDisablePeerAccess(0) });
+    })
+    .join()
+    .unwrap();
+    free(a);
+    free_on(1, c);
+}
+
+#[test]
+fn s2_resetting_the_peer_keeps_the_access_enabled_towards_it() {
+    let _g = exclusive();
+    let _d0 = Dev::new(0);
+    let a = malloc(16);
+    h2d(a, &[7u8; 16]);
+    ok(unsafe { aclrtDeviceEnablePeerAccess(1, 0) });
+    // Device 1 is set and released entirely (its own enabled accesses go with it) ...
+    std::thread::spawn(|| {
+        ok(unsafe { aclrtSetDevice(1) });
+        ok(unsafe { aclrtDeviceEnablePeerAccess(0, 0) });
+        ok(unsafe { aclrtResetDeviceForce(1) });
+    })
+    .join()
+    .unwrap();
+    assert_eq!(ascendcl_emu::device_refs(1), 0);
+    // ... and the access device 0 enabled towards it stays.
+    let c = buffer_on(1);
+    ok(unsafe { aclrtMemcpy(c, 16, a, 16, ACL_MEMCPY_DEVICE_TO_DEVICE) });
+    let mut out = [0u8; 16];
+    d2h(&mut out, c);
+    assert_eq!(out, [7u8; 16]);
+    ok(unsafe { aclrtDeviceDisablePeerAccess(1) });
+    // Device 1's access towards 0 went with its release.
+    let cu = c as usize;
+    std::thread::spawn(move || {
+        let _d1 = Dev::new(1);
+        err(unsafe { aclrtDeviceDisablePeerAccess(0) }, 107000);
+        let _ = cu;
+    })
+    .join()
+    .unwrap();
+    free(a);
+    free_on(1, c);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1447,11 +1615,21 @@ fn s3_stream_timeouts_query_and_failure_mode() {
     ok(unsafe { aclrtStreamQuery(s, &mut st) });
     assert_eq!(st, ACL_STREAM_STATUS_COMPLETE);
     err(unsafe { aclrtStreamQuery(s, null_mut()) }, 100000);
-    // Failure mode: settable once (a second call: 107000); a value other than 0/1: 100000.
+    // Failure mode: a value other than 0/1: 100000; the same mode again succeeds; STOP back to
+    // CONTINUE: 207000; another context's stream: 107003. (STOP switches the whole context: a
+    // context of its own, so that no other test's failure stops this one.)
     err(unsafe { aclrtSetStreamFailureMode(s, 2) }, 100000);
-    ok(unsafe { aclrtSetStreamFailureMode(s, 1) });
-    err(unsafe { aclrtSetStreamFailureMode(s, 1) }, 107000);
-    err(unsafe { aclrtSetStreamFailureMode(s, 0) }, 107000);
+    let (ctx, fs) = foreign_stream();
+    err(unsafe { aclrtSetStreamFailureMode(fs, 1) }, 107003);
+    ok(unsafe { aclrtSetStreamFailureMode(fs, 0) });
+    let mut cur = null_mut();
+    ok(unsafe { aclrtGetCurrentContext(&mut cur) });
+    ok(unsafe { aclrtSetCurrentContext(ctx) });
+    ok(unsafe { aclrtSetStreamFailureMode(fs, 1) });
+    ok(unsafe { aclrtSetStreamFailureMode(fs, 1) });
+    err(unsafe { aclrtSetStreamFailureMode(fs, 0) }, 207000);
+    ok(unsafe { aclrtSetCurrentContext(cur) });
+    drop_foreign(ctx);
     // Created with priority 0; priority > 7 or unknown flag bits: 107000.
     let mut p = 99;
     ok(unsafe { aclrtStreamGetPriority(s, &mut p) });
@@ -1476,6 +1654,12 @@ fn s3_stream_timeouts_query_and_failure_mode() {
 
 static DONE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+extern "C" fn mark_started(_: *mut c_void) {
+    STARTED.store(1, std::sync::atomic::Ordering::SeqCst);
+}
+
 extern "C" fn slow_bump(arg: *mut c_void) {
     std::thread::sleep(Duration::from_millis(arg as u64));
     DONE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -1492,16 +1676,32 @@ fn s3_destroy_waits_force_discards_reset_waits() {
     ok(unsafe { aclrtLaunchHostFunc(s, Some(slow_bump), 100 as *mut c_void) });
     ok(unsafe { aclrtDestroyStream(s) });
     assert_eq!(DONE.load(SeqCst), 1, "destroy waited for the host function");
-    // aclrtDestroyStreamForce discards work not yet started.
+    // aclrtDestroyStreamForce discards the work that has not started and returns once the
+    // running task has finished (the runtime waits for the device to drain what it runs).
     let s = stream();
+    STARTED.store(0, SeqCst);
+    ok(unsafe { aclrtLaunchHostFunc(s, Some(mark_started), std::ptr::null_mut()) });
     ok(unsafe { aclrtLaunchHostFunc(s, Some(slow_bump), 100 as *mut c_void) });
     for _ in 0..5 {
         ok(unsafe { aclrtLaunchHostFunc(s, Some(slow_bump), std::ptr::null_mut()) });
     }
+    while STARTED.load(SeqCst) == 0 {
+        std::thread::yield_now();
+    }
+    // The first slow_bump is running (or about to) once mark_started ran; let it start.
     std::thread::sleep(Duration::from_millis(20));
     ok(unsafe { aclrtDestroyStreamForce(s) });
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(DONE.load(SeqCst) <= 2, "queued work was discarded");
+    assert_eq!(
+        DONE.load(SeqCst),
+        2,
+        "the running task finished before the call returned"
+    );
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(
+        DONE.load(SeqCst),
+        2,
+        "the tasks that had not started were discarded"
+    );
     // aclrtResetDevice at count 0 destroys the streams after their work finishes.
     ok(unsafe { aclrtSetDevice(1) });
     let s = stream();

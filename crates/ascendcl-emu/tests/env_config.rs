@@ -12,6 +12,7 @@ fn environment_configures_the_emulator() {
         std::env::set_var("ASCENDCL_EMU_DEVICES", "3");
         std::env::set_var("ASCENDCL_EMU_MEMORY", "64M");
         std::env::set_var("ASCENDCL_EMU_SOC", "Ascend310P3");
+        std::env::set_var("ASCENDCL_EMU_HOST_MEMORY", "1M");
         std::env::set_var("ASCENDCL_EMU_HUGEPAGES", "off");
         std::env::set_var("ASCENDCL_EMU_FAULTS", "aclrtMallocHost:2");
         std::env::set_var("ASCENDCL_EMU_LEAK_REPORT", "1");
@@ -19,6 +20,7 @@ fn environment_configures_the_emulator() {
     let c = ascendcl_emu::config();
     assert_eq!(c.devices, 3);
     assert_eq!(c.memory, 64 << 20);
+    assert_eq!(c.host_memory, 1 << 20);
     assert_eq!(c.hugepages, ascendcl_emu::HugePages::Off);
     assert!(c.leak_report);
     let soc = unsafe { std::ffi::CStr::from_ptr(aclrtGetSocName()) };
@@ -53,6 +55,8 @@ fn environment_configures_the_emulator() {
     let mut q = null_mut();
     err(unsafe { aclrtMallocHost(&mut q, 16) }, 207001);
     let r = malloc_host(16);
+    // The pinned budget from the environment: 1 MiB.
+    err(unsafe { aclrtMallocHost(&mut q, 1 << 20) }, 207001);
     free_host(p);
     free_host(r);
     free(h);

@@ -65,3 +65,30 @@ fn pointer_returning_functions_fail_with_null() {
     assert!(!unsafe { aclrtGetSocName() }.is_null());
     take_msg();
 }
+
+#[test]
+fn an_injected_failure_changes_nothing() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _d = Dev::new(0);
+    // aclrtMallocHost: the documented 207001; nothing is allocated or charged to the budget.
+    inject_fault("aclrtMallocHost", FaultSpec::Nth(1));
+    let mut p = null_mut();
+    err(unsafe { aclrtMallocHost(&mut p, 64) }, 207001);
+    assert!(p.is_null());
+    assert_eq!(ascendcl_emu::leak_report().host_allocations, 0);
+    let h = malloc_host(64);
+    free_host(h);
+    // aclFinalizeReference(NULL): the fault keeps the reference; the retry drops it.
+    let (mut before, mut after) = (0u64, 0u64);
+    err(unsafe { aclInit(null()) }, 100002);
+    ok(unsafe { aclFinalizeReference(&mut before) });
+    err(unsafe { aclInit(null()) }, 100002);
+    inject_fault("aclFinalizeReference", FaultSpec::Nth(1));
+    err(unsafe { aclFinalizeReference(null_mut()) }, 507000);
+    clear_faults();
+    ok(unsafe { aclFinalizeReference(null_mut()) });
+    err(unsafe { aclInit(null()) }, 100002);
+    ok(unsafe { aclFinalizeReference(&mut after) });
+    assert!(before >= 1);
+    assert_eq!(after, before, "one reference added and one dropped since");
+}

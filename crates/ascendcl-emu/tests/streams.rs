@@ -67,8 +67,7 @@ fn stream_lifecycle_and_queries() {
     ok(unsafe { aclrtStreamQuery(s, &mut st) });
     assert_eq!(st, ACL_STREAM_STATUS_COMPLETE);
     err(unsafe { aclrtSetStreamFailureMode(s, 2) }, 100000);
-    ok(unsafe { aclrtSetStreamFailureMode(s, 1) });
-    err(unsafe { aclrtSetStreamFailureMode(s, 0) }, 107000);
+    ok(unsafe { aclrtSetStreamFailureMode(s, 0) });
     ok(unsafe { aclrtDestroyStream(s) });
     ok(unsafe { aclrtDestroyStreamForce(c) });
     // Destroyed handles: 107017.
@@ -536,14 +535,21 @@ fn callbacks_through_process_report() {
 #[test]
 fn failure_mode_and_sticky_task_errors() {
     let _d = Dev::new(0);
+    // A context of its own: STOP mode and its failure belong to the context.
+    let mut outer = null_mut();
+    ok(unsafe { aclrtGetCurrentContext(&mut outer) });
+    let mut ctx = null_mut();
+    ok(unsafe { aclrtCreateContext(&mut ctx, 0) });
     let s = stream();
+    let other = stream();
     let d = malloc(64);
     let h = malloc_host(64);
     ok(unsafe { aclrtSetStreamFailureMode(s, 1) });
     ok(unsafe { aclrtLaunchHostFunc(s, Some(sleep_ms), 30 as *mut c_void) });
     ok(unsafe { aclrtMemcpyAsync(d, 64, h, 64, ACL_MEMCPY_HOST_TO_DEVICE, s) });
     let n = Arc::new(AtomicUsize::new(0));
-    ok(unsafe { aclrtLaunchHostFunc(s, Some(bump), Arc::as_ptr(&n) as *mut c_void) });
+    let np = Arc::as_ptr(&n) as *mut c_void;
+    ok(unsafe { aclrtLaunchHostFunc(s, Some(bump), np) });
     // Free while the copy is still queued: the task fails when it runs.
     free(d);
     assert_eq!(unsafe { aclrtSynchronizeStream(s) }, 507000);
@@ -553,10 +559,59 @@ fn failure_mode_and_sticky_task_errors() {
         0,
         "STOP mode skipped the later task"
     );
-    // The error is reported once.
+    // The stream stays failed: synchronisations and new work report the error ...
+    err(unsafe { aclrtSynchronizeStream(s) }, 507000);
+    let r = unsafe { aclrtLaunchHostFunc(s, Some(bump), np) };
+    let msg = take_msg();
+    assert_eq!(r, 507000);
+    assert!(msg.contains("STOP failure mode"), "{msg}");
+    // ... and so does every stream of the context, the default one included.
+    err(
+        unsafe { aclrtLaunchHostFunc(other, Some(bump), np) },
+        507000,
+    );
+    err(unsafe { aclrtSynchronizeStream(other) }, 507000);
+    err(
+        unsafe { aclrtLaunchHostFunc(null_mut(), Some(bump), np) },
+        507000,
+    );
+    err(unsafe { aclrtSynchronizeDevice() }, 507000);
+    assert_eq!(n.load(Ordering::SeqCst), 0, "nothing ran");
+    // Other contexts are unaffected.
+    ok(unsafe { aclrtSetCurrentContext(outer) });
+    let t = stream();
+    ok(unsafe { aclrtLaunchHostFunc(t, Some(bump), np) });
+    ok(unsafe { aclrtSynchronizeStream(t) });
+    assert_eq!(n.load(Ordering::SeqCst), 1);
+    ok(unsafe { aclrtDestroyStream(t) });
+    free_host(h);
+    // Destroying the context clears the failure with it.
+    ok(unsafe { aclrtDestroyContext(ctx) });
+}
+
+#[test]
+fn continue_mode_reports_a_failure_once_and_keeps_running() {
+    let _d = Dev::new(0);
+    // A context of its own: another test may switch device 0's default context to STOP.
+    let mut outer = null_mut();
+    ok(unsafe { aclrtGetCurrentContext(&mut outer) });
+    let mut ctx = null_mut();
+    ok(unsafe { aclrtCreateContext(&mut ctx, 0) });
+    let s = stream();
+    let d = malloc(64);
+    let h = malloc_host(64);
+    ok(unsafe { aclrtLaunchHostFunc(s, Some(sleep_ms), 30 as *mut c_void) });
+    ok(unsafe { aclrtMemcpyAsync(d, 64, h, 64, ACL_MEMCPY_HOST_TO_DEVICE, s) });
+    let n = Arc::new(AtomicUsize::new(0));
+    ok(unsafe { aclrtLaunchHostFunc(s, Some(bump), Arc::as_ptr(&n) as *mut c_void) });
+    free(d);
+    err(unsafe { aclrtSynchronizeStream(s) }, 507000);
+    assert_eq!(n.load(Ordering::SeqCst), 1, "CONTINUE ran the later task");
     ok(unsafe { aclrtSynchronizeStream(s) });
     free_host(h);
     ok(unsafe { aclrtDestroyStream(s) });
+    ok(unsafe { aclrtDestroyContext(ctx) });
+    ok(unsafe { aclrtSetCurrentContext(outer) });
 }
 
 #[test]

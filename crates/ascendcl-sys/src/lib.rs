@@ -36,6 +36,8 @@ pub use backend::{
     load_cann, load_cann_from, load_library, try_api,
 };
 pub use generated::*;
+#[doc(hidden)]
+pub use table::record_missing;
 pub use table::{AclApi, Unavailable, take_missing_symbol};
 
 /// `ACL_ERROR_RT_FEATURE_NOT_SUPPORT`: what a missing symbol's stub returns.

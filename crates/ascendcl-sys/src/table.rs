@@ -158,6 +158,23 @@ macro_rules! acl_functions {
             )*
         }
 
+        /// Hands the list of runtime functions to another macro: `acl_function_list!(m)`
+        /// expands to `m! { unsafe extern "C" { pub fn name(arg: Type, ..) -> Ret; .. } }`,
+        /// the same list `AclApi` is built from. Backends use it to generate what must cover
+        /// every function (stubs, exported symbols) without a second list of names. The types
+        /// must be in scope where `m` expands (`use ascendcl_sys::*`).
+        #[doc(hidden)]
+        #[macro_export]
+        macro_rules! acl_function_list {
+            ($callback:ident) => {
+                $callback! {
+                    unsafe extern "C" {
+                        $( pub fn $name($($arg: $ty),*) $(-> $ret)?; )*
+                    }
+                }
+            };
+        }
+
         /// The runtime functions as `extern` declarations, linked at build time.
         #[cfg(feature = "link")]
         pub mod linked {

@@ -7,27 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include "acl/acl.h"
-
-static int failures = 0;
-
-#define EXPECT(call, want)                                                                   \
-    do {                                                                                     \
-        aclError got_ = (call);                                                              \
-        if (got_ != (aclError)(want)) {                                                      \
-            const char *msg_ = aclGetRecentErrMsg();                                          \
-            fprintf(stderr, "%s:%d: %s returned %d, expected %d (%s)\n", __FILE__, __LINE__, \
-                    #call, (int)got_, (int)(want), msg_ ? msg_ : "no message");            \
-            failures++;                                                                      \
-        }                                                                                    \
-    } while (0)
-
-#define CHECK(cond)                                                                          \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);       \
-            failures++;                                                                      \
-        }                                                                                    \
-    } while (0)
+#include "emu_check.h"
 
 static void host_func(void *arg) { *(int *)arg += 1; }
 
@@ -157,10 +137,5 @@ int main(void) {
     free(src);
     free(dst);
 
-    if (failures) {
-        fprintf(stderr, "emu_smoke: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("emu_smoke: all checks passed\n");
-    return 0;
+    return emu_report("emu_smoke");
 }

@@ -1,0 +1,180 @@
+//! Events: creation, records, queries, synchronisation, timing.
+
+use super::*;
+
+acl! {
+    /// `aclrtCreateEvent`: an event that can be timed.
+    fn aclrtCreateEvent(event: *mut aclrtEvent) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(event, "event") }?;
+        out.set(as_ptr(state::create_event(0, true)?));
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtCreateEventWithFlag`: flag non-zero, `ACL_EVENT_*` bits; timed with
+    /// `ACL_EVENT_TIME_LINE`.
+    fn aclrtCreateEventWithFlag(event: *mut aclrtEvent, flag: u32) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(event, "event") }?;
+        event::check_flags(flag)?;
+        out.set(as_ptr(state::create_event(flag, flag & ACL_EVENT_TIME_LINE != 0)?));
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtCreateEventExWithFlag`: as `aclrtCreateEventWithFlag`.
+    fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag: u32) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(event, "event") }?;
+        event::check_flags(flag)?;
+        out.set(as_ptr(state::create_event(flag, flag & ACL_EVENT_TIME_LINE != 0)?));
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtRecordEvent`: the event completes (and is timestamped) when the stream reaches it.
+    fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) {
+        if event.is_null() {
+            return fail(INVALID_PARAM, "event is NULL");
+        }
+        let ev = state::event(handle(event))?;
+        let s = state::stream(handle(stream))?;
+        let seq = ev.begin_record();
+        if let Err(f) = s.enqueue(Task::Record(Arc::clone(&ev), seq)) {
+            ev.complete(seq);
+            return Err(f);
+        }
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtResetEvent`: returns the event to "not recorded" when the stream reaches the reset.
+    fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) {
+        if event.is_null() {
+            return fail(INVALID_PARAM, "event is NULL");
+        }
+        let ev = state::event(handle(event))?;
+        let s = state::stream(handle(stream))?;
+        s.enqueue(Task::Reset(ev))
+    }
+}
+
+acl! {
+    /// `aclrtQueryEventStatus`: `ACL_EVENT_RECORDED_STATUS_COMPLETE` (1) once the latest record
+    /// was reached, else `NOT_READY` (0).
+    fn aclrtQueryEventStatus(event: aclrtEvent, status: *mut aclrtEventRecordedStatus) {
+        if event.is_null() {
+            return fail(INVALID_PARAM, "event is NULL");
+        }
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(status, "status") }?;
+        let ev = state::event(handle(event))?;
+        out.set(if ev.is_complete() {
+            ACL_EVENT_RECORDED_STATUS_COMPLETE
+        } else {
+            ACL_EVENT_RECORDED_STATUS_NOT_READY
+        });
+        Ok(())
+    }
+}
+
+fn sync_event(event: aclrtEvent, timeout: Option<Duration>) -> R {
+    if event.is_null() {
+        return fail(INVALID_PARAM, "event is NULL");
+    }
+    let ev = state::event(handle(event))?;
+    if !ev.synchronize(timeout) {
+        return fail(
+            RT_EVENT_SYNC_TIMEOUT,
+            format!("event {:#x} was not reached before the timeout", ev.handle),
+        );
+    }
+    Ok(())
+}
+
+acl! {
+    /// `aclrtSynchronizeEvent`: waits until every record issued so far was reached.
+    fn aclrtSynchronizeEvent(event: aclrtEvent) {
+        sync_event(event, None)
+    }
+}
+
+acl! {
+    /// `aclrtSynchronizeEventWithTimeout`: -1 waits forever; expiry 507047.
+    fn aclrtSynchronizeEventWithTimeout(event: aclrtEvent, timeout: i32) {
+        let t = timeout_arg(timeout)?;
+        sync_event(event, t)
+    }
+}
+
+fn event_ts(ev: &event::Event, name: &str) -> R<u64> {
+    if !ev.timing {
+        return fail(
+            RT_PARAM_INVALID,
+            format!(
+                "{name} was created without ACL_EVENT_TIME_LINE and cannot be timed (flags {:#x})",
+                ev.flags
+            ),
+        );
+    }
+    ev.timestamp_ns().ok_or_else(|| Fail {
+        code: RT_INTERNAL_ERROR,
+        msg: format!(
+            "{name} {:#x} has not been recorded and reached yet",
+            ev.handle
+        ),
+    })
+}
+
+acl! {
+    /// `aclrtEventElapsedTime`: milliseconds between two reached records.
+    fn aclrtEventElapsedTime(ms: *mut f32, startEvent: aclrtEvent, endEvent: aclrtEvent) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(ms, "ms") }?;
+        if startEvent.is_null() {
+            return fail(INVALID_PARAM, "startEvent is NULL");
+        }
+        if endEvent.is_null() {
+            return fail(INVALID_PARAM, "endEvent is NULL");
+        }
+        let a = state::event(handle(startEvent))?;
+        let b = state::event(handle(endEvent))?;
+        let ta = event_ts(&a, "startEvent")?;
+        let tb = event_ts(&b, "endEvent")?;
+        out.set(((tb as i128 - ta as i128) as f64 / 1e6) as f32);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtEventGetTimestamp`: microseconds of the monotonic clock when the record was reached.
+    fn aclrtEventGetTimestamp(event: aclrtEvent, timestamp: *mut u64) {
+        if event.is_null() {
+            return fail(INVALID_PARAM, "event is NULL");
+        }
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(timestamp, "timestamp") }?;
+        let ev = state::event(handle(event))?;
+        let ts = ev.timestamp_ns().ok_or_else(|| Fail {
+            code: RT_INTERNAL_ERROR,
+            msg: format!("event {:#x} has not been recorded and reached yet", ev.handle),
+        })?;
+        out.set(ts / 1000);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtDestroyEvent`: does not wait for records in flight.
+    fn aclrtDestroyEvent(event: aclrtEvent) {
+        if event.is_null() {
+            return fail(INVALID_PARAM, "event is NULL");
+        }
+        state::destroy_event(handle(event))
+    }
+}

@@ -1,0 +1,228 @@
+//! Memory: allocation and release, memory information, pointer attributes, host registration.
+
+use super::*;
+
+fn malloc_common(
+    dev_ptr: *mut *mut c_void,
+    size: usize,
+    policy: aclrtMemMallocPolicy,
+    sizing: Sizing,
+    api: &str,
+    cached: bool,
+) -> R {
+    // SAFETY: C contract (NULL or valid).
+    let out = unsafe { Out::new(dev_ptr, "devPtr") }?;
+    if size == 0 {
+        return fail(INVALID_PARAM, "size is 0");
+    }
+    if cached && size as u64 > 1u64 << 50 {
+        return fail(RT_PARAM_INVALID, format!("size {size} is above 2^50"));
+    }
+    let dev = state::current_device_epoch()?;
+    let capacity = config::with(|c| c.memory);
+    let p = memory::malloc_device(api, dev, size, policy, sizing, capacity)?;
+    out.set(p as *mut c_void);
+    Ok(())
+}
+
+acl! {
+    /// `aclrtMalloc`: device memory with a policy (huge pages as documented), 64-byte aligned.
+    fn aclrtMalloc(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) {
+        malloc_common(devPtr, size, policy, Sizing::Padded, "aclrtMalloc", false)
+    }
+}
+
+acl! {
+    /// `aclrtMallocAlign32`: as `aclrtMalloc`, size rounded to 32 without the extra 32 bytes.
+    fn aclrtMallocAlign32(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) {
+        malloc_common(devPtr, size, policy, Sizing::Align32, "aclrtMallocAlign32", false)
+    }
+}
+
+acl! {
+    /// `aclrtMallocCached`: as `aclrtMalloc`; sizes above 2^50 are 107000.
+    fn aclrtMallocCached(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicy) {
+        malloc_common(devPtr, size, policy, Sizing::Padded, "aclrtMallocCached", true)
+    }
+}
+
+acl! {
+    /// `aclrtMallocHost`: pinned host memory.
+    fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(hostPtr, "hostPtr") }?;
+        if size == 0 {
+            return fail(INVALID_PARAM, "size is 0");
+        }
+        state::current_ids()?;
+        out.set(memory::malloc_host(size)? as *mut c_void);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtFree`: frees device memory at once (work in flight is not waited for).
+    fn aclrtFree(devPtr: *mut c_void) {
+        if devPtr.is_null() {
+            return fail(INVALID_PARAM, "devPtr is NULL");
+        }
+        // A memory call: needs a current context (107002), after the NULL check.
+        state::current_ids()?;
+        memory::write().free(devPtr as usize, Kind::Device(0))
+    }
+}
+
+acl! {
+    /// `aclrtFreeHost`: frees pinned host memory; a device pointer is 107000.
+    fn aclrtFreeHost(hostPtr: *mut c_void) {
+        if hostPtr.is_null() {
+            return fail(INVALID_PARAM, "hostPtr is NULL");
+        }
+        // A memory call: needs a current context (107002), after the NULL check.
+        state::current_ids()?;
+        memory::write().free(hostPtr as usize, Kind::Pinned)
+    }
+}
+
+acl! {
+    /// `aclrtGetMemInfo`: free and total bytes of the current device (DDR attributes: 0, 0).
+    fn aclrtGetMemInfo(attr: aclrtMemAttr, free: *mut usize, total: *mut usize) {
+        // SAFETY: C contract (NULL or valid).
+        let (f, t) = unsafe { (Out::new(free, "free")?, Out::new(total, "total")?) };
+        if attr > ACL_MEM_P2P_HUGE1G {
+            return fail(RT_INVALID_MEMORY_TYPE, format!("attr {attr} is not an aclrtMemAttr (0-17)"));
+        }
+        let (dev, _) = state::current_ids()?;
+        let ddr = matches!(attr, ACL_DDR_MEM | ACL_DDR_MEM_HUGE | ACL_DDR_MEM_NORMAL | ACL_DDR_MEM_P2P_HUGE | ACL_DDR_MEM_P2P_NORMAL);
+        if ddr {
+            f.set(0);
+            t.set(0);
+            return Ok(());
+        }
+        let cap = config::with(|c| c.memory);
+        let used = memory::read().used(dev);
+        f.set(cap.saturating_sub(used) as usize);
+        t.set(cap as usize);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtPointerGetAttributes`: location (HOST 0 for pinned/registered, DEVICE 1,
+    /// UNREGISTERED 2) and page size.
+    fn aclrtPointerGetAttributes(ptr: *const c_void, attributes: *mut aclrtPtrAttributes) {
+        if ptr.is_null() {
+            return fail(INVALID_PARAM, "ptr is NULL");
+        }
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(attributes, "attributes") }?;
+        let (loc, page) = memory::read().attributes(ptr as usize)?;
+        let (type_, id) = match loc {
+            Loc::Host => (ACL_MEM_LOCATION_TYPE_HOST, 0),
+            Loc::Device(d) => (ACL_MEM_LOCATION_TYPE_DEVICE, d as u32),
+            Loc::Unreg => (ACL_MEM_LOCATION_TYPE_UNREGISTERED, 0),
+        };
+        out.set(aclrtPtrAttributes {
+            location: aclrtMemLocation { id, type_ },
+            pageSize: page,
+            rsv: [0; 4],
+        });
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtHostRegister`: makes a host range count as pinned memory; `devPtr` receives the
+    /// same address (host and device share the address space in the emulator).
+    fn aclrtHostRegister(ptr: *mut c_void, size: u64, type_: aclrtHostRegisterType, devPtr: *mut *mut c_void) {
+        if ptr.is_null() {
+            return fail(INVALID_PARAM, "ptr is NULL");
+        }
+        if size == 0 {
+            return fail(INVALID_PARAM, "size is 0");
+        }
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(devPtr, "devPtr") }?;
+        const KNOWN: u32 = ACL_HOST_REGISTER_IOMEMORY | ACL_HOST_REGISTER_READONLY;
+        if type_ & !KNOWN != 0 {
+            return fail(
+                RT_FEATURE_NOT_SUPPORT,
+                format!("type {type_:#x} has unsupported bits {:#x}", type_ & !KNOWN),
+            );
+        }
+        state::current_ids()?;
+        let size = usize::try_from(size).map_err(|_| Fail {
+            code: INVALID_PARAM,
+            msg: format!("size {size} does not fit the address space"),
+        })?;
+        memory::write().register(ptr as usize, size)?;
+        out.set(ptr);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtHostRegisterV2`: registers a host range with `ACL_HOST_REG_*` flags; a flag word of
+    /// 0 or with unknown bits is 107000, an already registered range 507910.
+    fn aclrtHostRegisterV2(ptr: *mut c_void, size: u64, flag: u32) {
+        if ptr.is_null() {
+            return fail(INVALID_PARAM, "ptr is NULL");
+        }
+        if size == 0 {
+            return fail(INVALID_PARAM, "size is 0");
+        }
+        const KNOWN: u32 = ACL_HOST_REG_MAPPED
+            | ACL_HOST_REG_IOMEMORY
+            | ACL_HOST_REG_READONLY
+            | ACL_HOST_REG_PINNED;
+        if flag == 0 {
+            return fail(RT_PARAM_INVALID, "flag is 0 (at least one ACL_HOST_REG_* bit is needed)");
+        }
+        if flag & !KNOWN != 0 {
+            return fail(
+                RT_PARAM_INVALID,
+                format!("flag {flag:#x} has unknown bits {:#x}", flag & !KNOWN),
+            );
+        }
+        state::current_ids()?;
+        let size = usize::try_from(size).map_err(|_| Fail {
+            code: INVALID_PARAM,
+            msg: format!("size {size} does not fit the address space"),
+        })?;
+        memory::write().register(ptr as usize, size)
+    }
+}
+
+acl! {
+    /// `aclrtHostGetDevicePointer`: the device address of registered host memory (the same
+    /// address: host and device share the address space in the emulator); 507911 when the
+    /// pointer is not in a registered range.
+    fn aclrtHostGetDevicePointer(pHost: *mut c_void, pDevice: *mut *mut c_void, flag: u32) {
+        if pHost.is_null() {
+            return fail(INVALID_PARAM, "pHost is NULL");
+        }
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(pDevice, "pDevice") }?;
+        if flag != 0 {
+            return fail(RT_PARAM_INVALID, format!("flag {flag:#x} must be 0 (reserved)"));
+        }
+        if !memory::read().is_registered(pHost as usize) {
+            return fail(
+                HOST_MEMORY_NOT_REGISTERED,
+                format!("pHost {pHost:p} is not in a registered host range"),
+            );
+        }
+        out.set(pHost);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtHostUnregister`: 507911 for a pointer that is not a registered range's start.
+    fn aclrtHostUnregister(ptr: *mut c_void) {
+        if ptr.is_null() {
+            return fail(INVALID_PARAM, "ptr is NULL");
+        }
+        memory::write().unregister(ptr as usize)
+    }
+}

@@ -1,0 +1,128 @@
+//! The C functions: thin shims that check pointer arguments, catch panics and turn results into
+//! `aclError` codes (recording the message for `aclGetRecentErrMsg`).
+//!
+//! They are plain `extern "C"` functions with Rust (mangled) symbol names: a binary that embeds
+//! the emulator defines no `acl*` symbol, so it can never interpose on a real runtime library.
+//! The `ascendcl-emu-capi` crate exports them under the real names as a shared library.
+#![allow(non_snake_case)]
+
+use crate::callback;
+use crate::config;
+use crate::copy::{self, BatchAttr, Copy2d};
+use crate::error::*;
+use crate::event;
+use crate::faults;
+use crate::memory::{self, Kind, Loc, Sizing};
+use crate::state;
+use crate::stream::Task;
+use ascendcl_sys::*;
+use std::ffi::{CStr, CString, c_char, c_void};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Runs one API call: fault injection, panic containment, error recording.
+#[inline(always)]
+fn guard(api: &'static str, f: impl FnOnce() -> R) -> aclError {
+    // Everything, fault injection and error recording included, runs inside catch_unwind: no
+    // panic may unwind into C.
+    let run = move || {
+        if let Some(code) = faults::check(api) {
+            return injected(api, code);
+        }
+        finish(api, f())
+    };
+    catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|_| panicked(api))
+}
+
+#[cold]
+fn panicked(api: &str) -> aclError {
+    catch_unwind(|| {
+        record(
+            api,
+            Fail {
+                code: RT_INTERNAL_ERROR,
+                msg: "internal error: the emulator panicked (please report it)".to_string(),
+            },
+        )
+    })
+    .unwrap_or(RT_INTERNAL_ERROR)
+}
+
+#[cold]
+fn injected(api: &str, code: aclError) -> aclError {
+    record(
+        api,
+        Fail {
+            code,
+            msg: "injected fault (ASCENDCL_EMU_FAULTS / ascendcl_emu::inject_fault)".to_string(),
+        },
+    )
+}
+
+/// An output pointer checked for NULL.
+struct Out<T>(*mut T);
+
+impl<T> Out<T> {
+    /// # Safety
+    /// `p` is NULL or valid for one write of `T`.
+    unsafe fn new(p: *mut T, name: &str) -> R<Out<T>> {
+        if p.is_null() {
+            return fail(INVALID_PARAM, format!("{name} is NULL"));
+        }
+        Ok(Out(p))
+    }
+
+    fn set(self, v: T) {
+        // SAFETY: `new`'s contract: non-NULL and valid for one write.
+        unsafe { self.0.write(v) }
+    }
+}
+
+macro_rules! acl {
+    ($(#[$m:meta])* fn $name:ident($($a:ident: $t:ty),* $(,)?) $body:block) => {
+        $(#[$m])*
+        ///
+        /// # Safety
+        /// The C function's contract: every pointer argument is NULL or valid for the access the
+        /// function makes, and handles were returned by this runtime.
+        pub unsafe extern "C" fn $name($($a: $t),*) -> aclError {
+            guard(stringify!($name), move || -> R { $body })
+        }
+    };
+}
+
+fn timeout_arg(timeout: i32) -> R<Option<Duration>> {
+    match timeout {
+        -1 => Ok(None),
+        t if t < -1 => fail(
+            RT_PARAM_INVALID,
+            format!("timeout {t} is invalid (-1 waits forever, otherwise milliseconds)"),
+        ),
+        t => Ok(Some(Duration::from_millis(t as u64))),
+    }
+}
+
+fn handle<T>(p: *mut T) -> usize {
+    p as usize
+}
+
+fn as_ptr(h: usize) -> *mut c_void {
+    h as *mut c_void
+}
+
+mod copies;
+mod devices;
+mod events;
+mod host;
+mod lifecycle;
+mod mem;
+mod streams;
+
+pub use copies::*;
+pub use devices::*;
+pub use events::*;
+pub use host::*;
+pub use lifecycle::*;
+pub use mem::*;
+pub use streams::*;

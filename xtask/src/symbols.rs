@@ -1,0 +1,119 @@
+//! The symbols a binary defines: a Rust program that embeds the emulator must not define (and so
+//! dynamically export) any `acl*` symbol, which would interpose on the real runtime library's
+//! functions — for the program itself and for CANN's own libraries loaded into it.
+
+use crate::tools;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Builds the h2d_sync sample and the `ascendcl` crate's tests (which embed the emulator) and
+/// checks that none of their binaries defines an `acl*` symbol.
+pub fn run() -> Result<(), String> {
+    let mut binaries = built_executables(&["build", "--package", "h2d_sync", "--bins"])?;
+    binaries.extend(built_executables(&[
+        "test",
+        "--package",
+        "ascendcl",
+        "--no-run",
+    ])?);
+    if binaries.is_empty() {
+        return Err("the builds reported no executable to check".to_string());
+    }
+    for b in &binaries {
+        check_no_acl(b)?;
+    }
+    tools::step(&format!(
+        "nm [-D] --defined-only: no acl* symbol in {} binaries (the sample and {} test binaries)",
+        binaries.len(),
+        binaries.len() - 1
+    ));
+    Ok(())
+}
+
+/// Fails when `binary` defines a symbol whose name starts with `acl`, in its dynamic symbol
+/// table (exported: it would interpose at run time) or in its full symbol table (a definition the
+/// static linker would prefer to the runtime library's).
+pub fn check_no_acl(binary: &Path) -> Result<(), String> {
+    let mut found = defined_acl_symbols(binary)?;
+    if found.is_empty() {
+        found = nm(binary, false)?;
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<&str> = found.iter().take(8).map(String::as_str).collect();
+    Err(format!(
+        "{} defines {} acl* symbol(s) ({}{}): a program that embeds the emulator would \
+         interpose on the real runtime library",
+        binary.display(),
+        found.len(),
+        shown.join(", "),
+        if found.len() > shown.len() {
+            ", ..."
+        } else {
+            ""
+        }
+    ))
+}
+
+/// The `acl*` symbols a binary or shared library defines in its dynamic symbol table
+/// (`nm -D --defined-only`).
+pub fn defined_acl_symbols(binary: &Path) -> Result<Vec<String>, String> {
+    nm(binary, true)
+}
+
+/// The defined `acl*` symbols of the dynamic (`nm -D`) or full symbol table.
+fn nm(binary: &Path, dynamic: bool) -> Result<Vec<String>, String> {
+    let out = Command::new("nm")
+        .args(if dynamic {
+            &["-D", "--defined-only"][..]
+        } else {
+            &["--defined-only"][..]
+        })
+        .arg(binary)
+        .output()
+        .map_err(|e| format!("running nm: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "nm -D {} failed: {}",
+            binary.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            // "<address> <type> <name>"; a versioned name carries "@VERSION".
+            let name = l.split_whitespace().nth(2)?;
+            let name = name.split('@').next().unwrap_or(name);
+            name.starts_with("acl").then(|| name.to_string())
+        })
+        .collect())
+}
+
+/// Runs a cargo build command with `--message-format=json` and returns the executables it
+/// produced.
+fn built_executables(args: &[&str]) -> Result<Vec<PathBuf>, String> {
+    tools::step(&format!("cargo {}", args.join(" ")));
+    let out = tools::cargo()
+        .args(args)
+        .arg("--message-format=json")
+        .output()
+        .map_err(|e| format!("could not run cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo {} failed:\n{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    const KEY: &str = "\"executable\":\"";
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let start = l.find(KEY)? + KEY.len();
+            let end = start + l[start..].find('"')?;
+            Some(PathBuf::from(&l[start..end]))
+        })
+        .collect())
+}
