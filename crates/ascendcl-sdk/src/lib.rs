@@ -353,6 +353,41 @@ pub struct Install {
 }
 
 impl Install {
+    /// The `cargo:` lines a `-sys` build script prints for this install: `root`, `lib_dir`,
+    /// `library`, `include` and `version` (seen by dependents as `DEP_<LINKS>_*`), and with `link`
+    /// the search path and `dylib` name that link the library at build time.
+    pub fn cargo_metadata(&self, link: bool) -> Vec<String> {
+        let mut lines = vec![
+            format!("cargo:root={}", self.root.display()),
+            format!("cargo:lib_dir={}", self.lib_dir.display()),
+            format!("cargo:library={}", self.library.display()),
+        ];
+        if let Some(include) = &self.include_dir {
+            lines.push(format!("cargo:include={}", include.display()));
+        }
+        if let Some(version) = &self.version {
+            lines.push(format!("cargo:version={version}"));
+        }
+        if link {
+            lines.push(format!(
+                "cargo:rustc-link-search=native={}",
+                self.lib_dir.display()
+            ));
+            lines.push(format!("cargo:rustc-link-lib=dylib={}", self.link_name()));
+        }
+        lines
+    }
+
+    /// The name to link the library by: its file name without `lib` and `.so`.
+    pub fn link_name(&self) -> String {
+        let stem = self
+            .library
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        stem.strip_prefix("lib").unwrap_or(stem).to_string()
+    }
+
     /// The directory holding `ascendc.cmake`: `$ASCENDC_CMAKE_DIR` when set, else the install's
     /// `<arch>-linux/tikcpp/ascendc_kernel_cmake` or `tikcpp/ascendc_kernel_cmake`.
     pub fn ascendc_cmake_dir(&self) -> Result<PathBuf, NotFound> {
