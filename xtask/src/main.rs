@@ -20,8 +20,9 @@ cargo xtask <command> [args]
                        and the C program built against the real headers and run on the emulator
   ci                   test, plus the bindings freshness check (regenerate and diff)
   bindgen [--include DIR] [--check]
-                       regenerate crates/ascendcl-sys/src/generated from the torch-npu wheel's
-                       headers (or an installed CANN's include DIR); --check only diffs
+                       regenerate the bindings of ascendcl-sys and hccl-sys (src/generated) from
+                       the torch-npu wheel's headers (or an installed CANN's include DIR);
+                       --check only diffs
   sample <name> [-- ARGS] | sample --list
                        build and run a sample as its run.sh does, and check its verdict
   env [--export]       what was detected: CANN root, include and lib dirs, SOC_VERSION,
@@ -31,6 +32,8 @@ cargo xtask <command> [args]
   bench-report         write docs/benchmarks.md from criterion's results
   link-check EMU_ROOT  build ascendcl-sys with feature `link` against an emulator install root
                        (from emu-root) and run its linked-table test
+  link-check --hccl    the same for hccl-sys, against a libhccl.so assembled from its test
+                       fixture and stubs
   tools                provision cmake (and libclang with --libclang) into target/tools
 ";
 
@@ -51,8 +54,9 @@ fn main() -> ExitCode {
         "bench-report" => bench::report(rest),
         "tools" => tools::run_tools(rest),
         "link-check" => match rest {
+            [flag] if flag == "--hccl" => link_check::run_hccl(),
             [dir] => link_check::run(std::path::Path::new(dir)),
-            _ => Err("usage: cargo xtask link-check EMU_ROOT".to_string()),
+            _ => Err("usage: cargo xtask link-check EMU_ROOT | link-check --hccl".to_string()),
         },
         "help" | "--help" | "-h" => {
             print!("{HELP}");

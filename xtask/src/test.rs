@@ -37,6 +37,7 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
     emu_root::c_program_test()?;
     tools::step("ascendcl-sys with feature `link`, linked against that install root");
     link_check::run(&tools::target_dir().join("emu-root"))?;
+    link_check::run_hccl()?;
     if ci {
         tools::step("bindings freshness: regenerate from the headers and compare");
         bindgen::check(&tools::headers()?)?;
