@@ -160,3 +160,37 @@ fn candidates_cover_every_root_and_directory_then_the_bare_name() {
             .all(|c| !c.path.to_string_lossy().contains("devlib"))
     );
 }
+
+#[test]
+fn cargo_metadata_publishes_the_install_and_links_by_file_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = tmp.path().join("lib64/libhccl.so");
+    touch(&lib);
+    touch(&tmp.path().join("include/hccl/hccl.h"));
+    fs::write(tmp.path().join("version.cfg"), "version=9.0.0\n").unwrap();
+    let found = env_with_root("ASCEND_HOME_PATH", tmp.path())
+        .find_hccl()
+        .unwrap();
+    assert_eq!(found.link_name(), "hccl");
+    let root = tmp.path().display();
+    let plain = found.cargo_metadata(false);
+    assert_eq!(
+        plain,
+        [
+            format!("cargo:root={root}"),
+            format!("cargo:lib_dir={root}/lib64"),
+            format!("cargo:library={root}/lib64/libhccl.so"),
+            format!("cargo:include={root}/include"),
+            "cargo:version=9.0.0".to_string(),
+        ]
+    );
+    let linked = found.cargo_metadata(true);
+    assert_eq!(linked[..plain.len()], plain[..]);
+    assert_eq!(
+        linked[plain.len()..],
+        [
+            format!("cargo:rustc-link-search=native={root}/lib64"),
+            "cargo:rustc-link-lib=dylib=hccl".to_string(),
+        ]
+    );
+}
