@@ -23,28 +23,8 @@ fn main() {
     let link = std::env::var_os("CARGO_FEATURE_LINK").is_some();
     match env.find_install() {
         Ok(install) => {
-            println!("cargo:root={}", install.root.display());
-            println!("cargo:lib_dir={}", install.lib_dir.display());
-            println!("cargo:library={}", install.library.display());
-            if let Some(include) = &install.include_dir {
-                println!("cargo:include={}", include.display());
-            }
-            if let Some(version) = &install.version {
-                println!("cargo:version={version}");
-            }
-            if link {
-                let name = install
-                    .library
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .and_then(|s| s.strip_prefix("lib"))
-                    .unwrap_or("acl_rt")
-                    .to_string();
-                println!(
-                    "cargo:rustc-link-search=native={}",
-                    install.lib_dir.display()
-                );
-                println!("cargo:rustc-link-lib=dylib={name}");
+            for line in install.cargo_metadata(link) {
+                println!("{line}");
             }
         }
         Err(not_found) if link => {

@@ -1,11 +1,15 @@
-//! `cargo xtask bindgen`: regenerates (or, with `--check`, verifies) ascendcl-sys's committed
-//! bindings from the AscendCL headers.
+//! `cargo xtask bindgen`: regenerates (or, with `--check`, verifies) the committed bindings of
+//! ascendcl-sys (from the AscendCL headers) and hccl-sys (from the HCCL headers).
 
 use crate::tools;
 use std::path::{Path, PathBuf};
 
-/// Where the committed bindings live, relative to the workspace root.
-const GENERATED: &str = "crates/ascendcl-sys/src/generated";
+/// Each generated set: the codegen's library name and where the committed files live, relative
+/// to the workspace root.
+const SETS: [(&str, &str); 2] = [
+    ("acl", "crates/ascendcl-sys/src/generated"),
+    ("hccl", "crates/hccl-sys/src/generated"),
+];
 
 /// Runs `cargo xtask bindgen [--include DIR] [--check]`.
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -30,34 +34,44 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if check {
         self::check(&include)
     } else {
-        generate(&include, &tools::workspace_root().join(GENERATED))
+        for (library, dir) in SETS {
+            generate(library, &include, &tools::workspace_root().join(dir))?;
+        }
+        Ok(())
     }
 }
 
-fn generate(include: &Path, out: &Path) -> Result<(), String> {
+fn generate(library: &str, include: &Path, out: &Path) -> Result<(), String> {
     let libclang = tools::libclang()?;
-    tools::step(&format!("generating bindings from {}", include.display()));
+    tools::step(&format!(
+        "generating the {library} bindings from {}",
+        include.display()
+    ));
     tools::run(
         tools::cargo()
             .args(["run", "--quiet", "--package", "ascendcl-codegen", "--"])
+            .arg(library)
             .arg(include)
             .arg(out)
             .env("LIBCLANG_PATH", libclang),
     )
 }
 
-/// Regenerates into `target/` and compares with the committed files.
+/// Regenerates every set into `target/` and compares with the committed files.
 pub fn check(include: &Path) -> Result<(), String> {
-    let fresh = tools::target_dir().join("bindgen-check");
-    generate(include, &fresh)?;
-    let committed = tools::workspace_root().join(GENERATED);
     let mut stale = Vec::new();
-    for name in ["types.rs", "functions.rs"] {
-        let a =
-            std::fs::read_to_string(committed.join(name)).map_err(|e| format!("{name}: {e}"))?;
-        let b = std::fs::read_to_string(fresh.join(name)).map_err(|e| format!("{name}: {e}"))?;
-        if a != b {
-            stale.push(name);
+    for (library, dir) in SETS {
+        let fresh = tools::target_dir().join("bindgen-check").join(library);
+        generate(library, include, &fresh)?;
+        let committed = tools::workspace_root().join(dir);
+        for name in ["types.rs", "functions.rs"] {
+            let read = |d: &Path| {
+                std::fs::read_to_string(d.join(name))
+                    .map_err(|e| format!("{}: {e}", d.join(name).display()))
+            };
+            if read(&committed)? != read(&fresh)? {
+                stale.push(format!("{dir}/{name} (fresh copy in {})", fresh.display()));
+            }
         }
     }
     if stale.is_empty() {
@@ -65,9 +79,8 @@ pub fn check(include: &Path) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "committed bindings differ from the headers in {} (fresh copy in {}); run `cargo xtask bindgen`",
-            stale.join(", "),
-            fresh.display()
+            "committed bindings differ from the headers: {}; run `cargo xtask bindgen`",
+            stale.join(", ")
         ))
     }
 }

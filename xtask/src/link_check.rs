@@ -71,23 +71,26 @@ fn linked_test(emu_root: &Path) -> Result<(), String> {
 
 /// The runtime functions of the bindings, read from the generated declarations.
 fn function_names() -> Result<Vec<String>, String> {
-    let functions = tools::workspace_root().join("crates/ascendcl-sys/src/generated/functions.rs");
-    let text =
-        std::fs::read_to_string(&functions).map_err(|e| format!("{}: {e}", functions.display()))?;
-    let names: Vec<String> = text
+    let names = generated_functions("crates/ascendcl-sys/src/generated/functions.rs")?;
+    if names.len() < 300 {
+        return Err(format!(
+            "found only {} functions in ascendcl-sys's bindings",
+            names.len()
+        ));
+    }
+    Ok(names)
+}
+
+/// The function names of a committed `functions.rs`, relative to the workspace root.
+pub(crate) fn generated_functions(relative: &str) -> Result<Vec<String>, String> {
+    let path = tools::workspace_root().join(relative);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(text
         .lines()
         .filter_map(|l| l.trim_start().strip_prefix("pub fn "))
         .filter_map(|l| l.split('(').next())
         .map(str::to_string)
-        .collect();
-    if names.len() < 300 {
-        return Err(format!(
-            "found only {} functions in {}",
-            names.len(),
-            functions.display()
-        ));
-    }
-    Ok(names)
+        .collect())
 }
 
 /// Part 2: a program that embeds the emulator and links a stand-in `libacl_rt.so` must reach the

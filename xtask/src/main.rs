@@ -6,6 +6,7 @@ mod bench;
 mod bindgen;
 mod emu_root;
 mod env;
+mod hccl_link_check;
 mod link_check;
 mod sample;
 mod symbols;
@@ -21,8 +22,9 @@ cargo xtask <command> [args]
                        and the C program built against the real headers and run on the emulator
   ci                   test, plus the bindings freshness check (regenerate and diff)
   bindgen [--include DIR] [--check]
-                       regenerate crates/ascendcl-sys/src/generated from the torch-npu wheel's
-                       headers (or an installed CANN's include DIR); --check only diffs
+                       regenerate the bindings of ascendcl-sys and hccl-sys (src/generated) from
+                       the torch-npu wheel's headers (or an installed CANN's include DIR);
+                       --check only diffs
   sample <name> [-- ARGS] | sample --list
                        build and run a sample as its run.sh does, and check its verdict
   env [--export]       what was detected: CANN root, include and lib dirs, SOC_VERSION,
@@ -35,6 +37,8 @@ cargo xtask <command> [args]
   link-check EMU_ROOT  build ascendcl-sys with feature `link` against an emulator install root
                        (from emu-root) and run its linked-table test; then link a program that
                        embeds the emulator against a stand-in library and check it reaches it
+  link-check --hccl    the same for hccl-sys, against a libhccl.so assembled from its test
+                       fixture and stubs
   symbols              check that the sample and the ascendcl test binaries, which embed the
                        emulator, define no acl* symbol (nm -D --defined-only)
   tools                provision cmake (and libclang with --libclang) into target/tools
@@ -59,8 +63,9 @@ fn main() -> ExitCode {
         "tools" => tools::run_tools(rest),
         "symbols" => symbols::run(),
         "link-check" => match rest {
+            [flag] if flag == "--hccl" => hccl_link_check::run(),
             [dir] => link_check::run(std::path::Path::new(dir)),
-            _ => Err("usage: cargo xtask link-check EMU_ROOT".to_string()),
+            _ => Err("usage: cargo xtask link-check EMU_ROOT | link-check --hccl".to_string()),
         },
         "help" | "--help" | "-h" => {
             print!("{HELP}");

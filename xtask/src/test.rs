@@ -1,6 +1,6 @@
 //! `cargo xtask test` and `cargo xtask ci`: the checks every change must pass.
 
-use crate::{bindgen, emu_root, link_check, symbols, tools};
+use crate::{bindgen, emu_root, hccl_link_check, link_check, symbols, tools};
 
 /// Runs the test suite; `ci` adds the bindings freshness check.
 pub fn run(args: &[String], ci: bool) -> Result<(), String> {
@@ -38,6 +38,7 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
     emu_root::c_program_test()?;
     tools::step("ascendcl-sys with feature `link`, linked against that install root");
     link_check::run(&tools::target_dir().join("emu-root"))?;
+    hccl_link_check::run()?;
     if ci {
         tools::step("bindings freshness: regenerate from the headers and compare");
         bindgen::check(&tools::headers()?)?;

@@ -1,12 +1,14 @@
 //! Shared helpers of the xtask: the workspace root, progress lines, and provisioning of the tools a
-//! fresh machine lacks (cmake and libclang from PyPI into `target/tools`, the CANN headers from the
-//! torch-npu wheel into `target/cann-headers`).
+//! fresh machine lacks (cmake and libclang from PyPI into `target/tools`, the ACL and HCCL headers
+//! from the torch-npu wheel into `target/cann-headers`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The torch-npu release whose wheel carries the ACL 1.17.0 header set.
+/// The torch-npu release whose wheel carries the ACL 1.17.0 header set and the HCCL headers.
 pub const TORCH_NPU: &str = "torch-npu==2.14.0";
+/// Where the wheel keeps the HCCL headers, relative to its include root (`torch_npu/include`).
+pub const HCCL_HEADERS: &str = "third_party/hccl/inc/hccl";
 /// The libclang wheel used to run bindgen where the machine has no libclang.
 pub const LIBCLANG_WHEEL: &str = "libclang==18.1.1";
 /// The cmake wheel used where the machine has no cmake.
@@ -140,39 +142,54 @@ pub fn libclang() -> Result<PathBuf, String> {
     }
 }
 
-/// An include directory holding `acl/acl_rt.h`: the ACL 1.17.0 headers from the torch-npu wheel,
-/// downloaded with pip into `target/cann-headers` on first use.
+/// An include directory holding `acl/acl_rt.h` and [`HCCL_HEADERS`]`/hccl.h`: the ACL 1.17.0 and
+/// HCCL headers from the torch-npu wheel, downloaded with pip into `target/cann-headers` on first
+/// use (and extracted again when a copy from before the HCCL headers lacks them).
 pub fn headers() -> Result<PathBuf, String> {
     let base = workspace_root().join("target").join("cann-headers");
     let include = base.join("include");
-    if include.join("acl/acl_rt.h").is_file() {
+    let wanted = [
+        include.join("acl/acl_rt.h"),
+        include.join(HCCL_HEADERS).join("hccl.h"),
+    ];
+    if wanted.iter().all(|h| h.is_file()) {
         return Ok(include);
     }
     let wheel_dir = base.join("wheel");
+    let have_wheel = std::fs::read_dir(&wheel_dir).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(".whl"))
+    });
+    if !have_wheel {
+        step(&format!(
+            "downloading the {TORCH_NPU} wheel for the AscendCL and HCCL headers"
+        ));
+        run(Command::new(python())
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-deps",
+            ])
+            .arg(TORCH_NPU)
+            .arg("-d")
+            .arg(&wheel_dir))?;
+    }
     step(&format!(
-        "downloading the {TORCH_NPU} wheel for the AscendCL headers"
+        "extracting torch_npu/include/acl and torch_npu/include/{HCCL_HEADERS}"
     ));
-    run(Command::new(python())
-        .args([
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--no-deps",
-        ])
-        .arg(TORCH_NPU)
-        .arg("-d")
-        .arg(&wheel_dir))?;
-    step("extracting torch_npu/include/acl");
     // The wheel is a zip file; python's zipfile extracts it without needing `unzip`.
     let script = r#"
 import sys, zipfile, glob, os
 wheel = sorted(glob.glob(os.path.join(sys.argv[1], 'torch_npu-*.whl')))[-1]
 out = sys.argv[2]
+prefixes = ['torch_npu/include/' + p + '/' for p in sys.argv[3:]]
 with zipfile.ZipFile(wheel) as z:
     for name in z.namelist():
-        if name.startswith('torch_npu/include/acl/') and not name.endswith('/'):
+        if any(name.startswith(p) for p in prefixes) and not name.endswith('/'):
             dest = os.path.join(out, name[len('torch_npu/include/'):])
             os.makedirs(os.path.dirname(dest), exist_ok=True)
             with open(dest, 'wb') as f:
@@ -182,13 +199,15 @@ with zipfile.ZipFile(wheel) as z:
         .arg("-c")
         .arg(script)
         .arg(&wheel_dir)
-        .arg(&include))?;
-    if include.join("acl/acl_rt.h").is_file() {
-        Ok(include)
-    } else {
-        Err(format!(
-            "the {TORCH_NPU} wheel holds no torch_npu/include/acl/acl_rt.h"
-        ))
+        .arg(&include)
+        .arg("acl")
+        .arg(HCCL_HEADERS))?;
+    match wanted.iter().find(|h| !h.is_file()) {
+        None => Ok(include),
+        Some(missing) => Err(format!(
+            "the {TORCH_NPU} wheel holds no torch_npu/include/{}",
+            missing.strip_prefix(&include).unwrap_or(missing).display()
+        )),
     }
 }
 

@@ -14,6 +14,10 @@
 //! 4. last, the bare library names, left to the dynamic loader's own search path.
 //!
 //! The link-only stubs under `devlib` are never offered: they cannot be run.
+//!
+//! HCCL's library, `libhccl.so`, is found the same way and in the same roots and directories, with
+//! `HCCL_LIB` in place of `ASCENDCL_LIB` ([`SearchEnv::hccl_candidates`],
+//! [`SearchEnv::find_hccl`]).
 #![deny(missing_docs, unsafe_code)]
 
 use std::fmt;
@@ -21,6 +25,9 @@ use std::path::{Path, PathBuf};
 
 /// Environment variable naming the runtime library file to load, ahead of every install root.
 pub const ENV_LIB: &str = "ASCENDCL_LIB";
+
+/// Environment variable naming HCCL's library file (`libhccl.so`) to load, ahead of every root.
+pub const ENV_HCCL_LIB: &str = "HCCL_LIB";
 
 /// Environment variables that name install roots, in the order they are consulted.
 pub const ENV_ROOTS: [&str; 3] = [
@@ -42,6 +49,9 @@ pub const ENV_VARS: [&str; 7] = [
 
 /// Library file names, in the order they are tried: the new runtime library, then the old one.
 pub const LIBRARY_NAMES: [&str; 2] = ["libacl_rt.so", "libascendcl.so"];
+
+/// HCCL's library file name.
+pub const HCCL_LIBRARY_NAMES: [&str; 1] = ["libhccl.so"];
 
 /// Install roots under the home directory, relative to `$HOME`.
 const HOME_ROOTS: [&str; 2] = ["Ascend/cann", "Ascend/ascend-toolkit/latest"];
@@ -67,6 +77,8 @@ pub fn arch() -> &'static str {
 pub struct SearchEnv {
     /// Value of `ASCENDCL_LIB`.
     pub lib: Option<PathBuf>,
+    /// Value of `HCCL_LIB`.
+    pub hccl_lib: Option<PathBuf>,
     /// Values of [`ENV_ROOTS`], as `(variable, value)` pairs, in order.
     pub env_roots: Vec<(String, PathBuf)>,
     /// The home directory (`$HOME`), for the per-user roots.
@@ -87,6 +99,7 @@ impl SearchEnv {
         };
         SearchEnv {
             lib: var(ENV_LIB),
+            hccl_lib: var(ENV_HCCL_LIB),
             env_roots: ENV_ROOTS
                 .iter()
                 .filter_map(|name| var(name).map(|v| (name.to_string(), v)))
@@ -147,19 +160,60 @@ impl SearchEnv {
         ]
     }
 
-    /// Every place the run-time loader should try, in order.
+    /// Every place the run-time loader should try for the AscendCL runtime library, in order.
     pub fn library_candidates(&self) -> Vec<Candidate> {
+        self.candidates(&self.acl())
+    }
+
+    /// Every place the run-time loader should try for HCCL's library, in order: `HCCL_LIB`, then
+    /// `libhccl.so` in each root's library directories, then the bare name.
+    pub fn hccl_candidates(&self) -> Vec<Candidate> {
+        self.candidates(&self.hccl())
+    }
+
+    /// Finds the first usable install root: one with `acl/acl.h` under an include directory and a
+    /// runtime library under a library directory. Build scripts use this; the loader uses
+    /// [`SearchEnv::library_candidates`].
+    pub fn find_install(&self) -> Result<Install, NotFound> {
+        self.find(&self.acl())
+    }
+
+    /// Finds the first root holding `libhccl.so` under a library directory (or the file named by
+    /// `HCCL_LIB`); the include directory is the one holding `hccl/hccl.h`, when there is one.
+    pub fn find_hccl(&self) -> Result<Install, NotFound> {
+        self.find(&self.hccl())
+    }
+
+    fn acl(&self) -> Library<'_> {
+        Library {
+            env_var: ENV_LIB,
+            explicit: self.lib.as_ref(),
+            names: &LIBRARY_NAMES,
+            header: "acl/acl.h",
+        }
+    }
+
+    fn hccl(&self) -> Library<'_> {
+        Library {
+            env_var: ENV_HCCL_LIB,
+            explicit: self.hccl_lib.as_ref(),
+            names: &HCCL_LIBRARY_NAMES,
+            header: "hccl/hccl.h",
+        }
+    }
+
+    fn candidates(&self, library: &Library<'_>) -> Vec<Candidate> {
         let mut out = Vec::new();
-        if let Some(lib) = &self.lib {
+        if let Some(lib) = library.explicit {
             out.push(Candidate {
-                origin: format!("${ENV_LIB}"),
+                origin: format!("${}", library.env_var),
                 path: lib.clone(),
                 bare: false,
             });
         }
         for root in self.roots() {
             for dir in self.lib_dirs(&root.path) {
-                for name in LIBRARY_NAMES {
+                for name in library.names {
                     out.push(Candidate {
                         origin: root.origin.clone(),
                         path: dir.join(name),
@@ -168,7 +222,7 @@ impl SearchEnv {
                 }
             }
         }
-        for name in LIBRARY_NAMES {
+        for name in library.names {
             out.push(Candidate {
                 origin: "dynamic loader search path".to_string(),
                 path: PathBuf::from(name),
@@ -178,32 +232,30 @@ impl SearchEnv {
         out
     }
 
-    /// Finds the first usable install root: one with `acl/acl.h` under an include directory and a
-    /// runtime library under a library directory. Build scripts use this; the loader uses
-    /// [`SearchEnv::library_candidates`].
-    pub fn find_install(&self) -> Result<Install, NotFound> {
+    fn find(&self, library: &Library<'_>) -> Result<Install, NotFound> {
         let mut tried = Vec::new();
-        if let Some(lib) = &self.lib {
+        let include_dir = |root: &Path| {
+            self.include_dirs(root)
+                .into_iter()
+                .find(|d| d.join(library.header).is_file())
+        };
+        if let Some(lib) = library.explicit {
             if lib.is_file() {
                 // The root of an explicit library is the directory above its `lib64`.
                 let lib_dir = lib.parent().map(Path::to_path_buf).unwrap_or_default();
                 let root = lib_dir.parent().map(Path::to_path_buf).unwrap_or_default();
-                let include_dir = self
-                    .include_dirs(&root)
-                    .into_iter()
-                    .find(|d| d.join("acl/acl.h").is_file());
                 return Ok(Install {
                     version: read_version(&root),
+                    include_dir: include_dir(&root),
                     root,
-                    include_dir,
                     lib_dir,
                     library: lib.clone(),
-                    origin: format!("${ENV_LIB}"),
+                    origin: format!("${}", library.env_var),
                 });
             }
             tried.push(Tried {
                 path: lib.clone(),
-                why: format!("${ENV_LIB} names a file that does not exist"),
+                why: format!("${} names a file that does not exist", library.env_var),
             });
         }
         for root in self.roots() {
@@ -214,38 +266,46 @@ impl SearchEnv {
                 });
                 continue;
             }
-            let library = self
+            let found = self
                 .lib_dirs(&root.path)
                 .into_iter()
-                .flat_map(|d| LIBRARY_NAMES.map(|n| d.join(n)))
+                .flat_map(|d| library.names.iter().map(move |n| d.join(n)))
                 .find(|p| p.is_file());
-            let Some(library) = library else {
+            let Some(found) = found else {
                 tried.push(Tried {
                     path: root.path.clone(),
                     why: format!(
                         "{}: none of {} under lib64, {}-linux/lib64 or runtime/lib64",
                         root.origin,
-                        LIBRARY_NAMES.join(", "),
+                        library.names.join(", "),
                         self.arch
                     ),
                 });
                 continue;
             };
-            let include_dir = self
-                .include_dirs(&root.path)
-                .into_iter()
-                .find(|d| d.join("acl/acl.h").is_file());
             return Ok(Install {
                 version: read_version(&root.path),
-                lib_dir: library.parent().map(Path::to_path_buf).unwrap_or_default(),
+                lib_dir: found.parent().map(Path::to_path_buf).unwrap_or_default(),
+                include_dir: include_dir(&root.path),
                 root: root.path,
-                include_dir,
-                library,
+                library: found,
                 origin: root.origin,
             });
         }
         Err(NotFound { tried })
     }
+}
+
+/// What differs between the libraries discovery looks for.
+struct Library<'a> {
+    /// The variable naming the file explicitly.
+    env_var: &'static str,
+    /// Its value.
+    explicit: Option<&'a PathBuf>,
+    /// File names, in the order they are tried.
+    names: &'static [&'static str],
+    /// The header that marks an include directory, relative to it.
+    header: &'static str,
 }
 
 /// An install root to consider.
@@ -280,11 +340,11 @@ impl Candidate {
 pub struct Install {
     /// The install root.
     pub root: PathBuf,
-    /// The directory that holds `acl/acl.h`, when present.
+    /// The include directory that holds `acl/acl.h` (for HCCL: `hccl/hccl.h`), when present.
     pub include_dir: Option<PathBuf>,
-    /// The directory that holds the runtime library.
+    /// The directory that holds the library.
     pub lib_dir: PathBuf,
-    /// The runtime library file.
+    /// The library file: the runtime's, or `libhccl.so` for [`SearchEnv::find_hccl`].
     pub library: PathBuf,
     /// The CANN version, read from the install's version files, when present.
     pub version: Option<String>,
@@ -293,6 +353,41 @@ pub struct Install {
 }
 
 impl Install {
+    /// The `cargo:` lines a `-sys` build script prints for this install: `root`, `lib_dir`,
+    /// `library`, `include` and `version` (seen by dependents as `DEP_<LINKS>_*`), and with `link`
+    /// the search path and `dylib` name that link the library at build time.
+    pub fn cargo_metadata(&self, link: bool) -> Vec<String> {
+        let mut lines = vec![
+            format!("cargo:root={}", self.root.display()),
+            format!("cargo:lib_dir={}", self.lib_dir.display()),
+            format!("cargo:library={}", self.library.display()),
+        ];
+        if let Some(include) = &self.include_dir {
+            lines.push(format!("cargo:include={}", include.display()));
+        }
+        if let Some(version) = &self.version {
+            lines.push(format!("cargo:version={version}"));
+        }
+        if link {
+            lines.push(format!(
+                "cargo:rustc-link-search=native={}",
+                self.lib_dir.display()
+            ));
+            lines.push(format!("cargo:rustc-link-lib=dylib={}", self.link_name()));
+        }
+        lines
+    }
+
+    /// The name to link the library by: its file name without `lib` and `.so`.
+    pub fn link_name(&self) -> String {
+        let stem = self
+            .library
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        stem.strip_prefix("lib").unwrap_or(stem).to_string()
+    }
+
     /// The directory holding `ascendc.cmake`: `$ASCENDC_CMAKE_DIR` when set, else the install's
     /// `<arch>-linux/tikcpp/ascendc_kernel_cmake` or `tikcpp/ascendc_kernel_cmake`.
     pub fn ascendc_cmake_dir(&self) -> Result<PathBuf, NotFound> {

@@ -120,6 +120,29 @@ pub struct LoadFailure {
     pub why: String,
 }
 
+impl LoadFailure {
+    /// A library that could not be opened, with the dynamic loader's own reason (`dlerror()`):
+    /// libloading's message alone is "dlopen failed", and the reason is its source.
+    pub fn from_open_error(
+        path: &std::path::Path,
+        origin: &str,
+        error: &libloading::Error,
+    ) -> Self {
+        let mut why = error.to_string();
+        let mut source = std::error::Error::source(error);
+        while let Some(cause) = source {
+            why.push_str(": ");
+            why.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        LoadFailure {
+            path: path.to_path_buf(),
+            origin: origin.to_string(),
+            why,
+        }
+    }
+}
+
 /// Why a backend could not be chosen or loaded.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
@@ -220,11 +243,8 @@ pub fn load_library(path: impl Into<PathBuf>) -> Result<Backend, LoadFailure> {
 fn open(path: &std::path::Path, origin: &str) -> Result<Backend, LoadFailure> {
     // SAFETY: loading a shared library runs its initialisers. The candidates are AscendCL runtime
     // libraries named by the user or found in a CANN install, whose initialisers are sound to run.
-    let lib = unsafe { libloading::Library::new(path) }.map_err(|e| LoadFailure {
-        path: path.to_path_buf(),
-        origin: origin.to_string(),
-        why: e.to_string(),
-    })?;
+    let lib = unsafe { libloading::Library::new(path) }
+        .map_err(|e| LoadFailure::from_open_error(path, origin, &e))?;
     // SAFETY: the library is the AscendCL runtime (see above); it is leaked just below, so it
     // stays loaded for as long as the table may be used.
     let (api, missing) = unsafe { AclApi::from_library(&lib) };

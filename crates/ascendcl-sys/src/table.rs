@@ -83,33 +83,78 @@ macro_rules! __acl_ret {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! acl_functions {
-    (unsafe extern "C" {
-        $( pub fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) $(-> $ret:ty)? ; )*
-    }) => {
-        /// Every runtime function of `acl/acl_rt.h`, as function pointers filled by a backend.
+    ($($functions:tt)*) => {
+        $crate::function_table! {
+            table: AclApi,
+            header: "acl/acl_rt.h",
+            library: "an AscendCL runtime library",
+            not_supported: "`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`",
+            unavailable: $crate::Unavailable,
+            record: $crate::table::record_missing,
+            functions: $($functions)*
+        }
+
+        /// Hands the list of runtime functions to another macro: `acl_function_list!(m)`
+        /// expands to `m! { unsafe extern "C" { pub fn name(arg: Type, ..) -> Ret; .. } }`,
+        /// the same list `AclApi` is built from. Backends use it to generate what must cover
+        /// every function (stubs, exported symbols) without a second list of names. The types
+        /// must be in scope where `m` expands (`use ascendcl_sys::*`).
+        #[doc(hidden)]
+        #[macro_export]
+        macro_rules! acl_function_list {
+            ($callback:ident) => {
+                $callback! { $($functions)* }
+            };
+        }
+    };
+}
+
+/// Builds a function table from a list of C functions, for this crate and for the other `-sys`
+/// crates of the workspace (`hccl-sys`), so that every table has the same shape.
+///
+/// Expands, in the invoking module, to: the table struct (`table`, a field per function named
+/// after it, with its exact C signature); `NAMES`; `unresolved()`, a table of stubs that return
+/// `unavailable`'s value and report their name to `record`; `from_library()`, the run-time
+/// resolver; with the invoking crate's `link` feature, `linked()` and the `linked` module of
+/// `extern` declarations. The signatures' types are looked up in the invoking module.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! function_table {
+    (
+        table: $Api:ident,
+        header: $header:literal,
+        library: $library:literal,
+        not_supported: $not_supported:literal,
+        unavailable: $Unavailable:path,
+        record: $record:path,
+        functions: unsafe extern "C" {
+            $( pub fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) $(-> $ret:ty)? ; )*
+        }
+    ) => {
+        #[doc = concat!("Every function of `", $header, "`, as function pointers filled by a backend.")]
         ///
         /// Fields are named after the C functions and have their exact C signatures. Calling one is
         /// `unsafe`: the caller upholds the C function's contract.
         #[derive(Clone, Copy)]
-        pub struct AclApi {
+        pub struct $Api {
             $(
                 #[doc = concat!("`", stringify!($name), "`")]
                 pub $name: unsafe extern "C" fn($($arg: $ty),*) $(-> $ret)?,
             )*
         }
 
-        impl std::fmt::Debug for AclApi {
+        impl std::fmt::Debug for $Api {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.debug_struct("AclApi").field("functions", &Self::NAMES.len()).finish()
+                f.debug_struct(stringify!($Api)).field("functions", &Self::NAMES.len()).finish()
             }
         }
 
-        impl AclApi {
+        impl $Api {
             /// Names of every function in the table, in table order.
             pub const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
 
-            /// A table in which every function is a stub that reports itself missing
-            /// (`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`, NULL or zero, see [`Unavailable`]).
+            #[doc = concat!("A table in which every function is a stub that reports itself missing (",
+                $not_supported, ", NULL or zero, see [`Unavailable`]).")]
             ///
             /// In-process backends start from this and fill the functions they implement.
             pub fn unresolved() -> Self {
@@ -120,7 +165,7 @@ macro_rules! acl_functions {
             /// stubs and are returned by name.
             ///
             /// # Safety
-            /// `lib` must be an AscendCL runtime library whose exported functions have the
+            #[doc = concat!("`lib` must be ", $library, " whose exported functions have the")]
             /// signatures of these headers, and it must stay loaded while the table is used.
             pub unsafe fn from_library(lib: &libloading::Library) -> (Self, Vec<&'static str>) {
                 let mut api = Self::unresolved();
@@ -149,37 +194,20 @@ macro_rules! acl_functions {
         #[allow(unused_variables, clippy::missing_safety_doc)]
         mod stubs {
             #[allow(unused_imports)]
-            use $crate::*;
+            use super::*;
             $(
                 pub unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
-                    $crate::table::record_missing(stringify!($name));
-                    <$crate::__acl_ret!($($ret)?) as $crate::Unavailable>::unavailable()
+                    $record(stringify!($name));
+                    <$crate::__acl_ret!($($ret)?) as $Unavailable>::unavailable()
                 }
             )*
         }
 
-        /// Hands the list of runtime functions to another macro: `acl_function_list!(m)`
-        /// expands to `m! { unsafe extern "C" { pub fn name(arg: Type, ..) -> Ret; .. } }`,
-        /// the same list `AclApi` is built from. Backends use it to generate what must cover
-        /// every function (stubs, exported symbols) without a second list of names. The types
-        /// must be in scope where `m` expands (`use ascendcl_sys::*`).
-        #[doc(hidden)]
-        #[macro_export]
-        macro_rules! acl_function_list {
-            ($callback:ident) => {
-                $callback! {
-                    unsafe extern "C" {
-                        $( pub fn $name($($arg: $ty),*) $(-> $ret)?; )*
-                    }
-                }
-            };
-        }
-
-        /// The runtime functions as `extern` declarations, linked at build time.
+        /// The functions as `extern` declarations, linked at build time.
         #[cfg(feature = "link")]
         pub mod linked {
             #[allow(unused_imports)]
-            use $crate::*;
+            use super::*;
             unsafe extern "C" {
                 $(
                     #[doc = concat!("`", stringify!($name), "`")]

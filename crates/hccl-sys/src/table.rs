@@ -1,0 +1,73 @@
+//! The function table ([`HcclApi`]) and the stubs that stand in for symbols a backend lacks.
+//!
+//! The table's definition is generated: `generated/functions.rs` invokes [`hccl_functions!`] with
+//! every function bindgen found in `hccl.h`; the macro hands them to `ascendcl-sys`'s
+//! `function_table!`, so `HcclApi` has the same shape as `AclApi`.
+
+use std::cell::Cell;
+
+thread_local! {
+    static MISSING: Cell<Option<&'static str>> = const { Cell::new(None) };
+}
+
+/// Records that the calling thread just called a function the backend lacks.
+#[doc(hidden)]
+pub fn record_missing(name: &'static str) {
+    MISSING.with(|m| m.set(Some(name)));
+}
+
+/// Returns and clears the name of the last HCCL function the calling thread called that the
+/// active backend lacks. Read it right after a call returned `HCCL_E_NOT_SUPPORT`.
+pub fn take_missing_symbol() -> Option<&'static str> {
+    MISSING.with(Cell::take)
+}
+
+/// The value a missing function's stub returns, per C return type.
+pub trait Unavailable {
+    /// The return value of a stub: `HCCL_E_NOT_SUPPORT` for `HcclResult`, NULL for pointers,
+    /// zero for `HcclGetCommConfigCapability`'s `uint32_t` ("no configuration field supported").
+    fn unavailable() -> Self;
+}
+
+impl Unavailable for crate::HcclResult {
+    fn unavailable() -> Self {
+        crate::HCCL_E_NOT_SUPPORT
+    }
+}
+impl Unavailable for u32 {
+    fn unavailable() -> Self {
+        0
+    }
+}
+impl<T> Unavailable for *const T {
+    fn unavailable() -> Self {
+        std::ptr::null()
+    }
+}
+impl<T> Unavailable for *mut T {
+    fn unavailable() -> Self {
+        std::ptr::null_mut()
+    }
+}
+
+/// Builds [`HcclApi`], its stubs, its loader and (with `link`) its `extern` block from the list of
+/// functions in `generated/functions.rs`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! hccl_functions {
+    ($($functions:tt)*) => {
+        ::ascendcl_sys::function_table! {
+            table: HcclApi,
+            header: "hccl/hccl.h",
+            library: "an HCCL library",
+            not_supported: "`HCCL_E_NOT_SUPPORT`",
+            unavailable: $crate::Unavailable,
+            record: $crate::table::record_missing,
+            functions: $($functions)*
+        }
+    };
+}
+
+use crate::generated::*;
+use ascendcl_sys::generated::*;
+include!("generated/functions.rs");
