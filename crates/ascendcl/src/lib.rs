@@ -15,7 +15,7 @@
 //! | peer copies | [`PeerAccess`] | `aclrtDeviceCanAccessPeer`, `aclrtDeviceEnablePeerAccess`, `aclrtMemcpy` |
 //! | asynchronous copies | [`Stream::scope`], [`Scope`] | `aclrtMemcpyAsync`, `aclrtMemsetAsync`, `aclrtMemcpy2dAsync` |
 //! | host functions | [`Stream::launch_host_fn`], [`ReportSubscription`] | `aclrtLaunchHostFunc`, `aclrtSubscribeReport`, `aclrtLaunchCallback`, `aclrtProcessReport` |
-//! | errors | [`Error`] | `aclGetRecentErrMsg` |
+//! | errors | [`Error`], [`ReleaseError`] | `aclGetRecentErrMsg` |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
 //! functions reachable only through [`sys`]):
@@ -99,10 +99,13 @@
 //! backend that cannot be loaded [`Error::Load`] (listing every path tried), an argument refused
 //! in Rust [`Error::Argument`]. The safe API never panics on user input.
 //!
-//! Every handle has an explicit consuming release returning a `Result` (`free`, `destroy`,
-//! `destroy_force`, `reset`, `reset_force`, `close`, `unregister`, `disable`, `finalize`). A
-//! handle that is merely dropped releases itself on a best-effort basis: `Drop` never panics and
-//! pushes a failure onto a process-wide list read with [`take_drop_errors`].
+//! Every handle has an explicit consuming release (`free`, `destroy`, `destroy_force`, `reset`,
+//! `reset_force`, `unregister`, `finalize`; `close` and `disable`, which make several calls,
+//! return a plain `Result`). When the runtime refuses a release the resource is still alive, so
+//! the handle comes back with the error in a [`ReleaseError`]: retry, or give up on it explicitly
+//! (`?` converts it into [`Error`] and drops the handle). A handle that is merely dropped
+//! releases itself on a best-effort basis: `Drop` never panics and pushes a failure onto a
+//! process-wide list read with [`take_drop_errors`].
 //!
 //! # Backends
 //!
@@ -161,6 +164,7 @@ mod error_codes;
 mod event;
 mod host_fn;
 mod memory;
+mod release;
 mod result;
 mod runtime;
 mod scope;
@@ -180,6 +184,7 @@ pub use memory::{
     DeviceAlloc, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
     HostRegisterFlags, HostRegisterType, HostRegistration, MallocConfig, MallocFlags, MallocPolicy,
 };
+pub use release::{ReleaseError, ReleaseResult};
 pub use runtime::{
     AclVersion, BackendChoice, BackendInfo, BackendKind, LoadError, LoadFailure, Runtime,
     install_backend,

@@ -157,6 +157,9 @@ fn scope_h2d_d2h_round_trip() {
 #[test]
 fn scope_errors_and_checks() {
     let r = rt();
+    if !needs_devices(&r, 2, "scope_errors_and_checks") {
+        return;
+    }
     let d = r.device(0).unwrap();
     let d1 = r.device(1).unwrap();
     let s = d.create_stream().unwrap();
