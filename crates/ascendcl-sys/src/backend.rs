@@ -417,7 +417,7 @@ impl Choice {
                 let emu = emulator.ok_or(LoadError::EmulatorUnavailable)?;
                 Ok(with_reason(
                     emu(),
-                    "the emulator was named (ASCENDCL_BACKEND=emulator or Choice::Emulator)"
+                    "the emulator was named (ASCENDCL_BACKEND=emulator or an explicit choice)"
                         .to_string(),
                 ))
             }
