@@ -71,8 +71,11 @@
 //! borrowed until then: sources shared (the host cannot write or free them), destinations
 //! exclusively (the host cannot read or touch them); [`Scope::claim`] takes a buffer for the
 //! whole scope and hands out a copyable [`Claimed`] region that several stream-ordered operations
-//! (and kernel launches, through [`Claimed::as_mut_ptr`] and [`Scope::as_raw`]) may use. Buffers
-//! created inside the closure are rejected by the borrow checker. Pageable host memory is
+//! of that scope may use — kernel launches included (`ascendc_kernels::launch_write` takes the
+//! scope and a region; raw FFI uses [`Claimed::as_mut_ptr`] with [`Scope::as_raw`]). A claimed
+//! region is branded with its scope: the scope of another stream, whose work is not ordered with
+//! this one, does not accept it. Buffers created inside the closure are rejected by the borrow
+//! checker. `docs/soundness.md` gives the whole argument. Pageable host memory is
 //! accepted as well: the runtime completes such copies before the enqueue returns, and the
 //! scope's borrows cover them anyway. If the synchronisation fails, the scope keeps waiting
 //! (polling `aclrtStreamQuery`) until the stream reports its work complete; if the runtime cannot
@@ -111,9 +114,11 @@
 //!
 //! [`Runtime::new`] uses the backend named by `ASCENDCL_BACKEND` (`cann`, `emulator`, `auto`;
 //! unset: CANN when found, else the host emulator of the default `emulator` feature);
-//! [`Runtime::with_backend`] chooses explicitly. [`Runtime::backend`] tells which backend is
-//! active and what it found: library path, SoC name (`aclrtGetSocName`), ACL version
-//! (`aclrtGetVersion`).
+//! [`Runtime::with_backend`] chooses explicitly. A CANN install that is found but does not load
+//! is an error ([`LoadError::Unusable`]), never a silent switch to the emulator.
+//! [`Runtime::backend`] tells which backend is active, why it was chosen
+//! ([`BackendInfo::reason`]) and what it found: library path, SoC name (`aclrtGetSocName`), ACL
+//! version (`aclrtGetVersion`).
 //!
 //! # Example: the h2d lifecycle
 //!

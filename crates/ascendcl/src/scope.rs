@@ -13,7 +13,9 @@
 //!   them;
 //! * a buffer used by several operations of the scope is [`Scope::claim`]ed once: the scope then
 //!   holds the exclusive borrow and hands out a copyable [`Claimed`] region that later
-//!   operations on the same stream (ordered by the stream) may read and write.
+//!   operations on the same stream (ordered by the stream) may read and write. The region is
+//!   branded with the scope's invariant `'scope` lifetime, which no other scope shares, so the
+//!   scope of another stream (not ordered with this one) cannot use it.
 //!
 //! Buffers created inside the closure cannot be used (they would be dropped before the scope
 //! waits): the borrow checker rejects them. Pageable host memory is accepted too: the runtime
@@ -179,7 +181,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
     }
 
     /// Takes `buf` for the rest of the scope and returns a copyable region of it, usable by
-    /// several operations.
+    /// several operations of this scope (and of no other: see [`Claimed`]).
     pub fn claim<D: CopyDest + ?Sized>(&self, buf: &'scope mut D) -> Claimed<'scope, D::Elem> {
         Claimed {
             region: buf.dest_region(),
