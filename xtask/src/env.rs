@@ -125,7 +125,14 @@ fn detect_all() -> Report {
 pub fn compile_soc_version() -> String {
     let r = detect_all();
     match (&r.cmake_dir, &r.soc) {
-        _ if r.mode.starts_with("host") => format!("none: kernels mode {}", r.mode),
+        _ if r.mode.starts_with("host") => {
+            let why = if r.mode.contains(detect::ENV_MODE) {
+                format!("${}=host", detect::ENV_MODE)
+            } else {
+                "no CANN install with ascendc.cmake was found".to_string()
+            };
+            format!("none: the kernels are built for the host CPU and run on the emulator ({why})")
+        }
         (Ok(_), Ok((soc, origin))) => format!("{soc} (from {origin})"),
         _ => format!("unknown: kernels mode {}", r.mode),
     }

@@ -8,10 +8,12 @@
 //! | `cmake -B build …; cmake --build build; cmake --install build` | cmake provisioned by `tools::cmake()`, then `cargo build -p <sample>` (the kernels' build script drives CMake) |
 //! | `./build/main \| tee output_msg.txt` | the binary run from the sample's directory, its stdout copied to the terminal and to `samples/<name>/output_msg.txt` as it arrives; stderr passes through |
 //! | `grep "Source data:" … \| awk -F':' …` twice | the first line holding each marker, the text between its first and second `:`, trimmed |
-//! | `[SUCCESS] …` / `[FAILURE] …` | the same lines; exit code 1 on failure (run.sh always exits 0) |
+//! | `[SUCCESS] …` / `[FAILURE] …`, then `exit 1` on failure | the same lines and the same exit code 1 |
 //!
 //! Stricter than run.sh: a value that is missing (run.sh would compare two empty strings and
-//! report success) or a sample that exits non-zero is a failure.
+//! report success) or a sample that exits non-zero is a failure, and the `[FAILURE]` line then
+//! says what happened instead of comparing empty values. `--help` (or `-h`) among the sample's
+//! arguments only runs the sample and passes its usage and exit status through.
 
 use crate::tools;
 use std::io::{Read, Write};
@@ -85,6 +87,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 fn run_sample(sample: &Sample, sample_args: &[String]) -> Result<(), String> {
+    let help = sample_args.iter().any(|a| a == "--help" || a == "-h");
     // run.sh: source the environment, report the SoC the kernels are compiled for.
     println!(
         "[INFO]: Current compile soc version is {}",
@@ -128,46 +131,76 @@ fn run_sample(sample: &Sample, sample_args: &[String]) -> Result<(), String> {
         log_path.display()
     ));
     let status = run_tee(&binary, sample_args, &sample.dir, &log_path)?;
+    if help {
+        // Only the usage was asked for: nothing to check.
+        return if status.success() {
+            Ok(())
+        } else {
+            Err(format!("{} --help exited with {status}", sample.name))
+        };
+    }
 
     // run.sh: grep/awk the two values and compare them.
     let log = std::fs::read_to_string(&log_path)
         .map_err(|e| format!("cannot read {}: {e}", log_path.display()))?;
     let source = field_after(&log, "Source data:");
     let destination = field_after(&log, "Destination data:");
-    let shown = |v: &Option<String>| v.clone().unwrap_or_default();
-    match (&source, &destination) {
-        (Some(s), Some(d)) if s == d && status.success() => {
-            println!(
+    let verdict = verdict(&sample.name, &source, &destination, status);
+    println!("{}", verdict.line);
+    if verdict.passed {
+        Ok(())
+    } else {
+        Err(format!(
+            "sample {} failed (output in {})",
+            sample.name,
+            log_path.display()
+        ))
+    }
+}
+
+/// The `[SUCCESS]` / `[FAILURE]` line and whether the run passed.
+struct Verdict {
+    line: String,
+    passed: bool,
+}
+
+/// run.sh's comparison, plus what it cannot tell: a sample that stopped before printing both
+/// values, or that exited non-zero with equal values.
+fn verdict(
+    name: &str,
+    source: &Option<String>,
+    destination: &Option<String>,
+    status: std::process::ExitStatus,
+) -> Verdict {
+    let failure = |line: String| Verdict {
+        line: format!("[FAILURE] {line}"),
+        passed: false,
+    };
+    let exit = match status.code() {
+        Some(code) => format!("exit status {code}"),
+        None => status.to_string(),
+    };
+    match (source, destination) {
+        (Some(s), Some(d)) if s == d && status.success() => Verdict {
+            line: format!(
                 "[SUCCESS] Memory copy successfully. Values at source and destination are equal: {s}"
-            );
-            Ok(())
-        }
-        _ => {
-            println!(
-                "[FAILURE] Memory copy failed. Value at source is {}, but value at destination is {}",
-                shown(&source),
-                shown(&destination)
-            );
-            let mut why = Vec::new();
-            if !status.success() {
-                why.push(format!("{} exited with {status}", sample.name));
-            }
-            if source.is_none() {
-                why.push("no `Source data:` line in the output".to_string());
-            }
-            if destination.is_none() {
-                why.push("no `Destination data:` line in the output".to_string());
-            }
-            if why.is_empty() {
-                why.push("the values differ".to_string());
-            }
-            Err(format!(
-                "sample {} failed: {} (output in {})",
-                sample.name,
-                why.join("; "),
-                log_path.display()
-            ))
-        }
+            ),
+            passed: true,
+        },
+        (Some(s), Some(d)) if s == d => failure(format!(
+            "The values at source and destination are equal ({s}), but {name} failed \
+             afterwards ({exit}); its [ERROR] line above says why."
+        )),
+        (Some(s), Some(d)) => failure(format!(
+            "Memory copy failed. Value at source is {s}, but value at destination is {d}"
+        )),
+        (Some(s), None) => failure(format!(
+            "{name} wrote the source value {s} but stopped before the device value was read \
+             ({exit}); its [ERROR] line above says why."
+        )),
+        (None, _) => failure(format!(
+            "{name} stopped before the copy ({exit}); its [ERROR] line above says why."
+        )),
     }
 }
 
@@ -217,7 +250,48 @@ fn field_after(log: &str, marker: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::field_after;
+    use super::{field_after, verdict};
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::ExitStatus;
+
+    #[test]
+    fn verdicts_say_what_happened() {
+        let ok = ExitStatus::from_raw(0);
+        let failed = ExitStatus::from_raw(1 << 8);
+        let usage = ExitStatus::from_raw(2 << 8);
+        let v = |s: Option<&str>, d: Option<&str>, st| {
+            verdict("h2d_sync", &s.map(String::from), &d.map(String::from), st)
+        };
+        let pass = v(Some("7"), Some("7"), ok);
+        assert!(pass.passed);
+        assert_eq!(
+            pass.line,
+            "[SUCCESS] Memory copy successfully. Values at source and destination are equal: 7"
+        );
+        let differ = v(Some("7"), Some("0"), ok);
+        assert!(!differ.passed);
+        assert!(
+            differ
+                .line
+                .ends_with("Value at source is 7, but value at destination is 0")
+        );
+        let before = v(None, None, usage);
+        assert!(!before.passed);
+        assert_eq!(
+            before.line,
+            "[FAILURE] h2d_sync stopped before the copy (exit status 2); its [ERROR] line above \
+             says why."
+        );
+        assert!(!before.line.contains("Value at source is ,"));
+        let after = v(Some("7"), Some("7"), failed);
+        assert!(
+            !after.passed
+                && after.line.contains("equal (7)")
+                && after.line.contains("exit status 1")
+        );
+        let half = v(Some("7"), None, failed);
+        assert!(!half.passed && half.line.contains("before the device value was read"));
+    }
 
     #[test]
     fn field_after_matches_the_awk_pipeline() {

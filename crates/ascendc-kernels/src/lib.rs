@@ -25,6 +25,15 @@
 //! reach stdout in order with the program's own output: the host build flushes C's stdout after
 //! every line, and the launch flushes Rust's stdout first.
 //!
+//! # Launches borrow like asynchronous copies
+//!
+//! A kernel is asynchronous work on a stream, so it is launched the way [`Stream::scope`] enqueues
+//! copies: [`launch_write`] and [`launch_read`] take the [`Scope`] and a buffer borrowed (or
+//! [claimed](ascendcl::Scope::claim)) for the whole scope, and the scope waits until the stream is
+//! idle before the borrow ends — also when the wait fails, in which case it keeps polling, or
+//! aborts the process when the runtime cannot tell. [`write_value`] and [`read_value`] are one
+//! launch in a scope of their own. `docs/soundness.md` has the argument.
+//!
 //! ```no_run
 //! use ascendcl::{DeviceBuffer, MallocPolicy, Runtime};
 //!
@@ -34,11 +43,24 @@
 //! let mut buf = DeviceBuffer::<i32>::zeroed(&device, 1, MallocPolicy::HugeFirst)?;
 //! ascendc_kernels::write_value(&stream, &mut buf, 123, 1)?; // prints "Source data: 123"
 //! ascendc_kernels::read_value(&stream, &buf, 1)?; // prints "Destination data: 123"
+//!
+//! // Several launches and copies in one scope, ordered by the stream.
+//! let mut host = vec![0i32; 1];
+//! stream.scope(|s| {
+//!     let b = s.claim(&mut buf);
+//!     ascendc_kernels::launch_write(s, b, 7, 1)?;
+//!     ascendc_kernels::launch_read(s, b, 1)?;
+//!     s.copy(&mut host, b)
+//! })?;
+//! assert_eq!(host, [7]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![warn(missing_docs)]
 
-use ascendcl::{BackendKind, DeviceBuffer, Stream};
+use ascendcl::{
+    AsyncDest, AsyncSource, BackendKind, CopySource, DeviceBuffer, MemoryLocation, RawRegion,
+    Scope, Stream,
+};
 use std::fmt;
 use std::io::Write;
 
@@ -139,6 +161,13 @@ pub enum KernelError {
         /// Blocks asked for.
         block_dim: u32,
     },
+    /// The buffer is host memory: kernels read and write device memory only.
+    NotDeviceMemory {
+        /// The kernel.
+        kernel: &'static str,
+        /// Where the buffer is.
+        location: MemoryLocation,
+    },
     /// The buffer lives on another device than the stream.
     DeviceMismatch {
         /// The kernel.
@@ -182,6 +211,14 @@ impl fmt::Display for KernelError {
                 "cannot launch {kernel} with blockDim {block_dim} on a buffer of {len} element(s): \
                  block i uses element i"
             ),
+            KernelError::NotDeviceMemory { kernel, location } => write!(
+                f,
+                "cannot launch {kernel} on {} host memory: kernels use device memory",
+                match location {
+                    MemoryLocation::Pinned => "pinned",
+                    _ => "pageable",
+                }
+            ),
             KernelError::DeviceMismatch {
                 kernel,
                 buffer_device,
@@ -219,6 +256,34 @@ impl fmt::Display for KernelError {
     }
 }
 
+impl KernelError {
+    /// The kernel the error is about.
+    pub fn kernel(&self) -> &'static str {
+        match self {
+            KernelError::ZeroBlockDim { kernel }
+            | KernelError::BufferTooSmall { kernel, .. }
+            | KernelError::NotDeviceMemory { kernel, .. }
+            | KernelError::DeviceMismatch { kernel, .. }
+            | KernelError::WrongBackend { kernel, .. }
+            | KernelError::Runtime { kernel, .. } => kernel,
+        }
+    }
+}
+
+/// So that `?` works on a launch inside a [`Stream::scope`] closure: a runtime failure becomes the
+/// runtime's own error, a refused launch an [`ascendcl::Error::Argument`] of the kernel.
+impl From<KernelError> for ascendcl::Error {
+    fn from(e: KernelError) -> Self {
+        match e {
+            KernelError::Runtime { source, .. } => source,
+            other => ascendcl::Error::Argument {
+                api: other.kernel(),
+                reason: other.to_string().into(),
+            },
+        }
+    }
+}
+
 impl std::error::Error for KernelError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
@@ -230,6 +295,9 @@ impl std::error::Error for KernelError {
 
 /// Launches `DeviceWrite` with `block_dim` blocks and waits for it: block `i` stores `value` in
 /// element `i` of `buf` and prints `Source data: <value>`.
+///
+/// One [`launch_write`] in a [`Stream::scope`] of its own: the buffer stays borrowed until the
+/// stream is idle, also when the wait fails (the error is returned only then).
 pub fn write_value(
     stream: &Stream<'_>,
     buf: &mut DeviceBuffer<'_, i32>,
@@ -237,60 +305,121 @@ pub fn write_value(
     block_dim: u32,
 ) -> Result<(), KernelError> {
     const KERNEL: &str = "DeviceWrite";
-    check(KERNEL, stream, buf.device_id(), buf.len(), block_dim)?;
-    // SAFETY: the buffer holds at least `block_dim` elements (checked) and is borrowed mutably
-    // until the stream has finished the kernel (synchronised below), so nothing else touches or
-    // frees it meanwhile.
-    unsafe { launch_device_write(stream, buf.as_mut_ptr(), value, block_dim) }?;
-    wait(KERNEL, stream)
+    // Every refusal is made here, so what the scope returns is a runtime failure.
+    check(KERNEL, stream.device_id(), buf.source_region(), block_dim)?;
+    stream
+        .scope(|s| Ok(launch_write(s, &mut *buf, value, block_dim)?))
+        .map_err(|source| KernelError::Runtime {
+            kernel: KERNEL,
+            source,
+        })
 }
 
 /// Launches `DeviceRead` with `block_dim` blocks and waits for it: block `i` prints
-/// `Destination data: <element i of buf>`.
+/// `Destination data: <element i of buf>`. As [`write_value`], one [`launch_read`] in a scope of
+/// its own.
 pub fn read_value(
     stream: &Stream<'_>,
     buf: &DeviceBuffer<'_, i32>,
     block_dim: u32,
 ) -> Result<(), KernelError> {
     const KERNEL: &str = "DeviceRead";
-    check(KERNEL, stream, buf.device_id(), buf.len(), block_dim)?;
-    // SAFETY: the buffer holds at least `block_dim` elements (checked) and stays borrowed until
-    // the stream has finished the kernel (synchronised below), so it cannot be freed meanwhile.
-    unsafe { launch_device_read(stream, buf.as_ptr(), block_dim) }?;
-    wait(KERNEL, stream)
+    check(KERNEL, stream.device_id(), buf.source_region(), block_dim)?;
+    stream
+        .scope(|s| Ok(launch_read(s, buf, block_dim)?))
+        .map_err(|source| KernelError::Runtime {
+            kernel: KERNEL,
+            source,
+        })
 }
 
-fn check(
-    kernel: &'static str,
-    stream: &Stream<'_>,
-    buffer_device: i32,
-    len: usize,
+/// Enqueues `DeviceWrite` on the scope's stream: block `i` stores `value` in element `i` of
+/// `dst` (device memory of the stream's device, at least `block_dim` elements), which stays
+/// borrowed until the scope has waited for the stream.
+///
+/// ```no_run
+/// use ascendcl::{DeviceBuffer, MallocPolicy, Runtime};
+/// # let rt = Runtime::new()?;
+/// # let device = rt.device(0)?;
+/// # let stream = device.create_stream()?;
+/// let mut buf = DeviceBuffer::<i32>::zeroed(&device, 4, MallocPolicy::HugeFirst)?;
+/// stream.scope(|s| ascendc_kernels::launch_write(s, &mut buf, 5, 4).map_err(Into::into))?;
+/// assert_eq!(buf.to_vec()?, [5; 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn launch_write<'scope>(
+    scope: &Scope<'scope, '_>,
+    mut dst: impl AsyncDest<'scope, Elem = i32>,
+    value: i32,
     block_dim: u32,
 ) -> Result<(), KernelError> {
-    if buffer_device != stream.device_id() {
+    const KERNEL: &str = "DeviceWrite";
+    let region = dst.region();
+    check(KERNEL, scope.device_id(), region, block_dim)?;
+    // SAFETY: the region is device memory of the stream's device holding at least `block_dim`
+    // elements (checked); `AsyncDest<'scope>` keeps it allocated and untouched by the host until
+    // 'scope ends, and the scope waits until the stream is idle before it ends.
+    unsafe { imp::device_write(scope.stream(), region.ptr(), value, block_dim) }.map_err(|source| {
+        KernelError::Runtime {
+            kernel: KERNEL,
+            source,
+        }
+    })
+}
+
+/// Enqueues `DeviceRead` on the scope's stream: block `i` prints element `i` of `src` (device
+/// memory of the stream's device, at least `block_dim` elements), which stays borrowed until the
+/// scope has waited for the stream.
+pub fn launch_read<'scope>(
+    scope: &Scope<'scope, '_>,
+    src: impl AsyncSource<'scope, Elem = i32>,
+    block_dim: u32,
+) -> Result<(), KernelError> {
+    const KERNEL: &str = "DeviceRead";
+    let region = src.region();
+    check(KERNEL, scope.device_id(), region, block_dim)?;
+    // SAFETY: as in `launch_write`; `AsyncSource<'scope>` keeps the memory allocated and
+    // unwritten by the host until the scope has waited for the stream.
+    unsafe { imp::device_read(scope.stream(), region.ptr(), block_dim) }.map_err(|source| {
+        KernelError::Runtime {
+            kernel: KERNEL,
+            source,
+        }
+    })
+}
+
+/// Everything a launch refuses before reaching the stream: host memory, a buffer of another
+/// device, zero blocks, fewer elements than blocks, a backend this build's kernels cannot run on.
+fn check(
+    kernel: &'static str,
+    stream_device: i32,
+    region: RawRegion<i32>,
+    block_dim: u32,
+) -> Result<(), KernelError> {
+    let Some(buffer_device) = region.location().device() else {
+        return Err(KernelError::NotDeviceMemory {
+            kernel,
+            location: region.location(),
+        });
+    };
+    if buffer_device != stream_device {
         return Err(KernelError::DeviceMismatch {
             kernel,
             buffer_device,
-            stream_device: stream.device_id(),
+            stream_device,
         });
     }
     if block_dim == 0 {
         return Err(KernelError::ZeroBlockDim { kernel });
     }
-    if (block_dim as usize) > len {
+    if (block_dim as usize) > region.len() {
         return Err(KernelError::BufferTooSmall {
             kernel,
-            len,
+            len: region.len(),
             block_dim,
         });
     }
-    Ok(())
-}
-
-fn wait(kernel: &'static str, stream: &Stream<'_>) -> Result<(), KernelError> {
-    stream
-        .synchronize()
-        .map_err(|source| KernelError::Runtime { kernel, source })
+    check_backend(kernel)
 }
 
 fn check_backend(kernel: &'static str) -> Result<(), KernelError> {

@@ -162,3 +162,71 @@ fn wrong_backend_errors_explain_the_way_out() {
     assert!(text.contains("CANN backend"), "{text}");
     assert!(text.contains("ASCENDCL_BACKEND=emulator"), "{text}");
 }
+
+#[test]
+fn launches_in_a_scope_share_a_claimed_buffer_with_copies() {
+    let Some(rt) = runtime() else { return };
+    let device = rt.device(0).unwrap();
+    let stream = device.create_stream().unwrap();
+    let mut buf = DeviceBuffer::from_slice(&device, &[0i32; 4], MallocPolicy::HugeFirst).unwrap();
+    let mut host = vec![0i32; 4];
+    stream
+        .scope(|s| {
+            let b = s.claim(&mut buf);
+            ascendc_kernels::launch_write(s, b, 3, 2)?;
+            ascendc_kernels::launch_read(s, b.slice(1..)?, 1)?;
+            s.copy(&mut host, b)?;
+            ascendc_kernels::launch_write(s, b.slice(2..)?, 8, 2)?;
+            Ok(())
+        })
+        .unwrap();
+    // The copy ran between the two launches, in stream order.
+    assert_eq!(host, [3, 3, 0, 0]);
+    assert_eq!(buf.to_vec().unwrap(), [3, 3, 8, 8]);
+}
+
+#[test]
+fn host_memory_is_refused_and_refusals_convert_for_scopes() {
+    let Some(rt) = runtime() else { return };
+    let device = rt.device(0).unwrap();
+    let stream = device.create_stream().unwrap();
+    let mut pinned = ascendcl::HostBuffer::<i32>::zeroed(&device, 2).unwrap();
+    let mut pageable = vec![0i32; 2];
+    let other = vec![0i32; 2];
+    let e = stream
+        .scope(|s| {
+            let e = ascendc_kernels::launch_write(s, &mut pinned, 1, 1).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    KernelError::NotDeviceMemory {
+                        kernel: "DeviceWrite",
+                        ..
+                    }
+                ),
+                "{e:?}"
+            );
+            assert_eq!(
+                e.to_string(),
+                "cannot launch DeviceWrite on pinned host memory: kernels use device memory"
+            );
+            let e = ascendc_kernels::launch_read(s, &other, 1).unwrap_err();
+            assert!(e.to_string().contains("pageable host memory"), "{e}");
+            // Inside a scope closure, `?` turns the refusal into the crate's argument error.
+            ascendc_kernels::launch_write(s, &mut pageable, 1, 1)?;
+            Ok(())
+        })
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ascendcl::Error::Argument {
+                api: "DeviceWrite",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert_eq!(&pinned[..], &[0, 0]);
+    assert_eq!(pageable, [0, 0]);
+}

@@ -1,4 +1,9 @@
-//! The process's backend: which implementation fills the function table, chosen once.
+//! The process's backend: which implementation fills the function table, chosen once, and why.
+//!
+//! The rules ([`Choice`]): nothing named (`ASCENDCL_BACKEND` unset) picks CANN when an install
+//! is found and the host emulator when none is; a CANN install that is found but cannot be
+//! loaded is an error ([`LoadError::Unusable`]), never a silent switch to the emulator. Every
+//! backend records the reason it was chosen ([`Backend::reason`]).
 
 use crate::AclApi;
 use std::fmt;
@@ -46,6 +51,9 @@ pub struct Backend {
     pub missing: Vec<&'static str>,
     /// A one-line description for banners and logs.
     pub description: String,
+    /// Why this backend was chosen (set when a [`Choice`] installs it; empty otherwise), e.g.
+    /// `no backend was named and no CANN install was found (22 places tried)`.
+    pub reason: String,
 }
 
 impl Backend {
@@ -57,6 +65,7 @@ impl Backend {
             library: None,
             missing: Vec::new(),
             description: description.into(),
+            reason: String::new(),
         }
     }
 
@@ -75,13 +84,15 @@ impl Backend {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Choice {
-    /// The real CANN runtime; an error when it cannot be loaded.
+    /// The real CANN runtime; an error when it cannot be loaded, ending with what to try.
     Cann,
     /// The host emulator.
     Emulator,
     /// CANN when found; otherwise an error that explains how to choose the emulator.
     Auto,
-    /// What happens when nothing is chosen: CANN when found, else the emulator when available.
+    /// What happens when nothing is chosen: CANN when found, the emulator (when available)
+    /// when nothing of CANN is there; a CANN install that is there but does not load is an
+    /// error ([`LoadError::Unusable`]).
     Default,
 }
 
@@ -109,48 +120,73 @@ impl std::str::FromStr for Choice {
     }
 }
 
-/// One library path the loader tried, and why it did not load.
+/// One library path (or install root) the loader tried, and why it could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadFailure {
     /// The path (or bare name) tried.
     pub path: PathBuf,
     /// Where it came from (`$ASCENDCL_LIB`, `$ASCEND_HOME_PATH`, ...).
     pub origin: String,
-    /// Why it failed.
+    /// Why it failed: for a library that could not be opened, the dynamic loader's own reason.
     pub why: String,
+    /// Whether something of CANN is there: the file exists (or the loader found the bare name)
+    /// but could not be used, or the install root exists without a runtime library. `false`
+    /// when nothing is there at all.
+    pub present: bool,
 }
 
 impl LoadFailure {
-    /// A library that could not be opened, with the dynamic loader's own reason (`dlerror()`):
-    /// libloading's message alone is "dlopen failed", and the reason is its source.
+    /// A library that could not be opened, with the dynamic loader's own reason (`dlerror()`);
+    /// for the other `-sys` crates' loaders.
     pub fn from_open_error(
         path: &std::path::Path,
         origin: &str,
         error: &libloading::Error,
     ) -> Self {
-        let mut why = error.to_string();
-        let mut source = std::error::Error::source(error);
-        while let Some(cause) = source {
-            why.push_str(": ");
-            why.push_str(&cause.to_string());
-            source = cause.source();
-        }
         LoadFailure {
             path: path.to_path_buf(),
             origin: origin.to_string(),
-            why,
+            why: loader_reason(error),
+            present: true,
+        }
+    }
+
+    fn absent(path: PathBuf, origin: String) -> Self {
+        LoadFailure {
+            path,
+            origin,
+            why: "no such file".to_string(),
+            present: false,
         }
     }
 }
+
+/// What to try when no usable CANN runtime library is found.
+const HINTS: &str = "to fix it, set ASCENDCL_LIB to the runtime library (libacl_rt.so or \
+                     libascendcl.so), or source CANN's set_env.sh (for example \
+                     /usr/local/Ascend/ascend-toolkit/set_env.sh) so that ASCEND_HOME_PATH names \
+                     the install, or set ASCENDCL_BACKEND=emulator to run on the host emulator";
 
 /// Why a backend could not be chosen or loaded.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum LoadError {
-    /// No CANN runtime library could be loaded.
-    #[error("no CANN runtime library could be loaded; tried:{}", list(.tried))]
+    /// No CANN runtime library is there at all (CANN was asked for).
+    #[error("no CANN runtime library was found; {HINTS}; tried:{}", list(.tried))]
     NotFound {
         /// Every path tried, in order.
+        tried: Vec<LoadFailure>,
+    },
+    /// A CANN install or runtime library is there but could not be loaded. This is an error
+    /// whatever was asked for: the emulator is never used in place of a broken CANN.
+    #[error(
+        "a CANN install was found but its runtime library could not be loaded (the host emulator \
+         is used only when no CANN is found, or when ASCENDCL_BACKEND=emulator names it); \
+         {HINTS}; tried:{}",
+        list(.tried)
+    )]
+    Unusable {
+        /// Every path tried, in order; those with [`LoadFailure::present`] are the broken parts.
         tried: Vec<LoadFailure>,
     },
     /// `ASCENDCL_BACKEND=auto` and no CANN was found.
@@ -164,7 +200,11 @@ pub enum LoadError {
         tried: Vec<LoadFailure>,
     },
     /// The emulator was asked for but is not compiled in.
-    #[error("the emulator backend was requested but is not available in this build")]
+    #[error(
+        "the emulator backend was requested but this build does not include it: the `emulator` \
+         feature of the `ascendcl` crate adds it (on by default; check `default-features = false` \
+         in Cargo.toml); with ascendcl-sys alone, install `ascendcl_emu::backend()`"
+    )]
     EmulatorUnavailable,
     /// `ASCENDCL_BACKEND` holds an unknown value.
     #[error("ASCENDCL_BACKEND={0:?} is not one of cann, emulator, auto")]
@@ -186,6 +226,21 @@ fn list(tried: &[LoadFailure]) -> String {
         .iter()
         .map(|t| format!("\n  {} ({}): {}", t.path.display(), t.origin, t.why))
         .collect()
+}
+
+/// The dynamic loader's own words for a failed `dlopen` (libloading keeps them as the source).
+fn loader_reason(e: &libloading::Error) -> String {
+    match std::error::Error::source(e) {
+        Some(src) => src.to_string(),
+        None => e.to_string(),
+    }
+}
+
+/// Whether a failed `dlopen` of a bare name means the loader did not find that file at all
+/// (rather than finding it and failing on it or on one of its dependencies).
+fn not_on_loader_path(name: &std::path::Path, why: &str) -> bool {
+    let name = name.to_string_lossy();
+    why.starts_with(&format!("{name}: cannot open shared object file"))
 }
 
 static ACTIVE: OnceLock<Backend> = OnceLock::new();
@@ -253,6 +308,7 @@ fn open(path: &std::path::Path, origin: &str) -> Result<Backend, LoadFailure> {
             path: path.to_path_buf(),
             origin: origin.to_string(),
             why: "exports none of the AscendCL runtime functions".to_string(),
+            present: true,
         });
     }
     std::mem::forget(lib);
@@ -267,11 +323,14 @@ fn open(path: &std::path::Path, origin: &str) -> Result<Backend, LoadFailure> {
             AclApi::NAMES.len()
         ),
         missing,
+        reason: String::new(),
     })
 }
 
 /// Finds and loads the CANN runtime library as described in `ascendcl_sdk`: `ASCENDCL_LIB`, the
-/// install roots, then the dynamic loader's search path. The error lists every path tried.
+/// install roots, then the dynamic loader's search path. The error lists every path tried, each
+/// failed `dlopen` with the loader's reason: [`LoadError::NotFound`] when nothing of CANN is
+/// there, [`LoadError::Unusable`] when something is but does not load.
 pub fn load_cann() -> Result<Backend, LoadError> {
     load_cann_from(&ascendcl_sdk::SearchEnv::from_process())
 }
@@ -281,25 +340,56 @@ pub fn load_cann_from(env: &ascendcl_sdk::SearchEnv) -> Result<Backend, LoadErro
     let mut tried = Vec::new();
     for candidate in env.library_candidates() {
         if !candidate.worth_trying() {
-            tried.push(LoadFailure {
-                path: candidate.path,
-                origin: candidate.origin,
-                why: "no such file".to_string(),
-            });
+            tried.push(LoadFailure::absent(candidate.path, candidate.origin));
             continue;
         }
         match open(&candidate.path, &candidate.origin) {
-            Ok(b) => return Ok(b),
-            Err(f) => tried.push(f),
+            Ok(mut b) => {
+                b.reason = format!("found through {}", candidate.origin);
+                return Ok(b);
+            }
+            Err(mut f) => {
+                if candidate.bare && not_on_loader_path(&f.path, &f.why) {
+                    f.present = false;
+                }
+                tried.push(f);
+            }
         }
     }
-    Err(LoadError::NotFound { tried })
+    // An install root that exists but holds no runtime library is a broken install too.
+    for root in env.roots() {
+        if root.path.is_dir()
+            && !env.lib_dirs(&root.path).iter().any(|d| {
+                ascendcl_sdk::LIBRARY_NAMES
+                    .iter()
+                    .any(|n| d.join(n).is_file())
+            })
+        {
+            tried.push(LoadFailure {
+                path: root.path,
+                origin: root.origin,
+                why: format!(
+                    "the install root exists but holds none of {} under lib64, {}-linux/lib64 or \
+                     runtime/lib64",
+                    ascendcl_sdk::LIBRARY_NAMES.join(", "),
+                    env.arch
+                ),
+                present: true,
+            });
+        }
+    }
+    if tried.iter().any(|t| t.present) {
+        Err(LoadError::Unusable { tried })
+    } else {
+        Err(LoadError::NotFound { tried })
+    }
 }
 
 impl Choice {
-    /// Resolves this choice to a backend and installs it. `emulator` builds the in-process
-    /// emulator when the caller has one. When a backend is already active it is returned if it
-    /// satisfies the choice, else [`LoadError::AlreadyChosen`].
+    /// Resolves this choice to a backend and installs it, searching the process environment.
+    /// `emulator` builds the in-process emulator when the caller has one. When a backend is
+    /// already active it is returned if it satisfies the choice, else
+    /// [`LoadError::AlreadyChosen`].
     pub fn install(self, emulator: Option<fn() -> Backend>) -> Result<&'static Backend, LoadError> {
         if let Some(active) = active() {
             let fits = match self {
@@ -316,21 +406,62 @@ impl Choice {
                 })
             };
         }
-        let backend = match self {
-            Choice::Emulator => emulator.ok_or(LoadError::EmulatorUnavailable)?(),
-            Choice::Cann => load_cann()?,
-            Choice::Auto => load_cann().map_err(|e| match e {
-                LoadError::NotFound { tried } => LoadError::AutoFoundNothing { tried },
-                other => other,
-            })?,
-            Choice::Default => match (load_cann(), emulator) {
-                (Ok(b), _) => b,
-                (Err(_), Some(emu)) => emu(),
-                (Err(e), None) => return Err(e),
-            },
-        };
+        let backend = self.resolve(&ascendcl_sdk::SearchEnv::from_process(), emulator)?;
         // A concurrent caller may have won the race; report whichever backend is active.
         let active = install(backend).unwrap_or_else(|a| a);
         Ok(active)
+    }
+
+    /// Resolves this choice to a backend without installing it, searching `env` for CANN. The
+    /// backend's [`Backend::reason`] says why it was chosen.
+    pub fn resolve(
+        self,
+        env: &ascendcl_sdk::SearchEnv,
+        emulator: Option<fn() -> Backend>,
+    ) -> Result<Backend, LoadError> {
+        let with_reason = |mut b: Backend, reason: String| {
+            b.reason = reason;
+            b
+        };
+        match self {
+            Choice::Emulator => {
+                let emu = emulator.ok_or(LoadError::EmulatorUnavailable)?;
+                Ok(with_reason(
+                    emu(),
+                    "the emulator was named (ASCENDCL_BACKEND=emulator or an explicit choice)"
+                        .to_string(),
+                ))
+            }
+            Choice::Cann => {
+                let b = load_cann_from(env)?;
+                let found = b.reason.clone();
+                Ok(with_reason(b, format!("CANN was named; {found}")))
+            }
+            Choice::Auto => match load_cann_from(env) {
+                Ok(b) => {
+                    let found = b.reason.clone();
+                    Ok(with_reason(b, format!("ASCENDCL_BACKEND=auto; {found}")))
+                }
+                Err(LoadError::NotFound { tried }) => Err(LoadError::AutoFoundNothing { tried }),
+                Err(e) => Err(e),
+            },
+            Choice::Default => match (load_cann_from(env), emulator) {
+                (Ok(b), _) => {
+                    let found = b.reason.clone();
+                    Ok(with_reason(
+                        b,
+                        format!("no backend was named and a CANN install was {found}"),
+                    ))
+                }
+                (Err(LoadError::NotFound { tried }), Some(emu)) => Ok(with_reason(
+                    emu(),
+                    format!(
+                        "no backend was named and no CANN install was found ({} places tried)",
+                        tried.len()
+                    ),
+                )),
+                (Err(e), _) => Err(e),
+            },
+        }
     }
 }

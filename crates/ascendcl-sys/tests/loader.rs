@@ -1,5 +1,7 @@
 //! Loads a real shared library built here (a fixture exporting a few `acl*` symbols) to prove
-//! symbol resolution, the missing-symbol path and the call path through the table.
+//! symbol resolution, the missing-symbol path and the call path through the table; and resolves
+//! backend choices against fake install trees: CANN when found, the emulator only when nothing
+//! of CANN is there, an error naming the loader's reason when CANN is there but broken.
 
 use ascendcl_sys as sys;
 use std::ffi::CStr;
@@ -194,4 +196,184 @@ fn bindings_hold_every_memcpy_kind_and_malloc_policy() {
         sys::ACL_MEM_MALLOC_HUGE1G_ONLY_P2P,
     ];
     assert_eq!(policies, [0, 1, 2, 3, 4, 5, 6, 7]);
+}
+
+/// A library file that `dlopen` refuses, and the reason the loader gave.
+fn not_a_library(dir: &Path) -> PathBuf {
+    let lib = dir.join("lib64/libacl_rt.so");
+    std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
+    std::fs::write(&lib, b"not an ELF file").unwrap();
+    lib
+}
+
+/// The emulator stand-in for resolution tests: an empty in-process table.
+fn fake_emulator() -> sys::Backend {
+    sys::Backend::in_process(
+        sys::BackendKind::Emulator,
+        sys::AclApi::unresolved(),
+        "fake emulator",
+    )
+}
+
+/// On a machine whose loader path holds a CANN runtime, the bare names find it: the tests that
+/// need "nothing of CANN here" say so and stop.
+fn cann_on_loader_path(r: &Result<sys::Backend, sys::LoadError>) -> bool {
+    let found = matches!(r, Ok(b) if b.kind == sys::BackendKind::Cann);
+    if found {
+        eprintln!("skipped: a CANN runtime is on this machine's loader path");
+    }
+    found
+}
+
+#[test]
+fn nothing_found_picks_the_emulator_and_says_why() {
+    let r = sys::Choice::Default.resolve(&ascendcl_sdk::SearchEnv::empty(), Some(fake_emulator));
+    if cann_on_loader_path(&r) {
+        return;
+    }
+    let b = r.expect("the emulator when nothing of CANN is there");
+    assert_eq!(b.kind, sys::BackendKind::Emulator);
+    assert!(
+        b.reason
+            .starts_with("no backend was named and no CANN install was found ("),
+        "{}",
+        b.reason
+    );
+}
+
+#[test]
+fn a_broken_cann_is_an_error_never_the_emulator() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("cann");
+    let lib = not_a_library(&root);
+    let mut env = ascendcl_sdk::SearchEnv::empty();
+    env.env_roots
+        .push(("ASCEND_HOME_PATH".into(), root.clone()));
+    for choice in [sys::Choice::Default, sys::Choice::Auto, sys::Choice::Cann] {
+        let e = choice.resolve(&env, Some(fake_emulator)).unwrap_err();
+        let sys::LoadError::Unusable { tried } = &e else {
+            panic!("{choice:?}: {e}");
+        };
+        let bad = tried.iter().find(|t| t.path == lib).expect("the bad file");
+        assert!(bad.present);
+        // The loader's own reason, not just "dlopen failed".
+        assert!(bad.why.contains(&lib.display().to_string()), "{}", bad.why);
+        assert_ne!(bad.why, "dlopen failed");
+        let text = e.to_string();
+        assert!(text.contains("a CANN install was found"), "{text}");
+        assert!(text.contains("ASCENDCL_BACKEND=emulator"), "{text}");
+    }
+}
+
+#[test]
+fn an_install_root_without_a_runtime_library_is_broken() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("ascend-toolkit/latest");
+    std::fs::create_dir_all(root.join("include/acl")).unwrap();
+    let mut env = ascendcl_sdk::SearchEnv::empty();
+    env.env_roots
+        .push(("ASCEND_TOOLKIT_HOME".into(), root.clone()));
+    let e = sys::Choice::Default
+        .resolve(&env, Some(fake_emulator))
+        .unwrap_err();
+    let sys::LoadError::Unusable { tried } = &e else {
+        panic!("{e}");
+    };
+    let t = tried.iter().find(|t| t.path == root).expect("the root");
+    assert!(t.present && t.origin == "$ASCEND_TOOLKIT_HOME", "{t:?}");
+    assert!(t.why.contains("holds none of libacl_rt.so"), "{}", t.why);
+}
+
+#[test]
+fn a_missing_dependency_is_reported_with_the_loaders_words() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let dep_src = tmp.path().join("dep.c");
+    std::fs::write(&dep_src, "int acl_fixture_dep(void) { return 7; }\n").unwrap();
+    let dep = tmp.path().join("libacl_fixture_dep.so");
+    let status = Command::new(&cc)
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&dep)
+        .arg(&dep_src)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let root = tmp.path().join("cann");
+    let lib = root.join("lib64/libacl_rt.so");
+    std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixture/acl_fixture.c");
+    let status = Command::new(&cc)
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&src)
+        .arg(format!("-L{}", tmp.path().display()))
+        .arg("-Wl,--no-as-needed")
+        .arg("-lacl_fixture_dep")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::remove_file(&dep).unwrap();
+    let mut env = ascendcl_sdk::SearchEnv::empty();
+    env.lib = Some(lib.clone());
+    let Err(e) = sys::Choice::Default.resolve(&env, Some(fake_emulator)) else {
+        panic!("a library whose dependency is missing loaded");
+    };
+    let sys::LoadError::Unusable { tried } = &e else {
+        panic!("{e}");
+    };
+    let t = tried.iter().find(|t| t.path == lib).expect("the library");
+    assert_eq!(t.origin, "$ASCENDCL_LIB");
+    assert!(t.why.contains("libacl_fixture_dep.so"), "{}", t.why);
+}
+
+#[test]
+fn asking_for_cann_when_there_is_none_ends_with_what_to_try() {
+    let r = sys::Choice::Cann.resolve(&ascendcl_sdk::SearchEnv::empty(), Some(fake_emulator));
+    if cann_on_loader_path(&r) {
+        return;
+    }
+    let e = r.unwrap_err();
+    assert!(matches!(e, sys::LoadError::NotFound { .. }), "{e}");
+    let text = e.to_string();
+    for hint in ["ASCENDCL_LIB", "set_env.sh", "ASCENDCL_BACKEND=emulator"] {
+        assert!(text.contains(hint), "{hint}: {text}");
+    }
+    // Bare names left to the loader: its own reason, not "dlopen failed".
+    assert!(text.contains("cannot open shared object file"), "{text}");
+}
+
+#[test]
+fn a_found_cann_is_chosen_and_says_where_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("cann");
+    let dir = root.join("lib64");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib = build_fixture(&dir, "libacl_rt.so");
+    let mut env = ascendcl_sdk::SearchEnv::empty();
+    env.env_roots.push(("ASCEND_HOME_PATH".into(), root));
+    let b = sys::Choice::Default
+        .resolve(&env, Some(fake_emulator))
+        .unwrap();
+    assert_eq!(b.kind, sys::BackendKind::Cann);
+    assert_eq!(b.library.as_deref(), Some(lib.as_path()));
+    assert_eq!(
+        b.reason,
+        "no backend was named and a CANN install was found through $ASCEND_HOME_PATH"
+    );
+}
+
+#[test]
+fn the_emulator_missing_from_the_build_names_the_feature() {
+    let e = sys::Choice::Emulator
+        .resolve(&ascendcl_sdk::SearchEnv::empty(), None)
+        .unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("`emulator` feature of the `ascendcl` crate"),
+        "{text}"
+    );
+    let b = sys::Choice::Emulator
+        .resolve(&ascendcl_sdk::SearchEnv::empty(), Some(fake_emulator))
+        .unwrap();
+    assert!(b.reason.contains("the emulator was named"), "{}", b.reason);
 }

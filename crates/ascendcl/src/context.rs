@@ -13,6 +13,7 @@
 
 use crate::device::Device;
 use crate::error::Result;
+use crate::release::{ReleaseError, ReleaseResult};
 use crate::result;
 use crate::stream::{Stream, StreamFlags};
 use ascendcl_sys as sys;
@@ -210,14 +211,19 @@ impl<'d> Context<'d> {
         Stream::create(self.raw, self.device, flags, priority)
     }
 
-    /// Destroys the context (`aclrtDestroyContext`), reporting failure.
-    pub fn destroy(self) -> Result<()> {
-        let raw = self.raw;
-        std::mem::forget(self);
-        // SAFETY: `raw` is a live context owned by this handle, consumed here.
-        let r = unsafe { result::context::destroy(raw) };
-        context_destroyed(raw);
-        r
+    /// Destroys the context (`aclrtDestroyContext`). On failure the context is still alive and
+    /// comes back with the error ([`ReleaseError`]): retry, or drop it.
+    pub fn destroy(self) -> ReleaseResult<(), Self> {
+        // SAFETY: `raw` is a live context owned by this handle; on success it is never used
+        // again (forgotten below).
+        match unsafe { result::context::destroy(self.raw) } {
+            Ok(()) => {
+                context_destroyed(self.raw);
+                std::mem::forget(self);
+                Ok(())
+            }
+            Err(e) => Err(ReleaseError::new(e, self)),
+        }
     }
 }
 

@@ -8,13 +8,14 @@ use crate::context::{self, Context};
 use crate::copy::{self, CopyDest, CopySource};
 use crate::error::{Error, Result};
 use crate::event::{Event, EventFlags};
+use crate::release::{ReleaseError, ReleaseResult};
 use crate::result;
 use crate::runtime::Runtime;
 use crate::stream::{Stream, StreamFlags};
 use ascendcl_sys as sys;
-use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::thread::ThreadId;
 
 /// A device opened on the calling thread (`aclrtSetDevice`; dropped: `aclrtResetDevice`).
 ///
@@ -51,7 +52,7 @@ impl<'rt> Device<'rt> {
                 return Err(e);
             }
         };
-        *open.entry(id).or_insert(0) += 1;
+        note_handle(&mut open, id);
         drop(open);
         context::note_current(ctx);
         context::device_opened(ctx);
@@ -164,48 +165,91 @@ impl<'rt> Device<'rt> {
         Ok(access)
     }
 
-    /// Resets the device now (`aclrtResetDevice`), reporting failure. Every handle on the device
-    /// has been dropped (the borrow checker proves it).
-    pub fn reset(self) -> Result<()> {
-        let (id, ctx) = (self.id, self.ctx);
+    /// Resets the device now (`aclrtResetDevice`). Every handle on the device has been dropped
+    /// (the borrow checker proves it). On failure the device stays set and the handle comes back
+    /// with the error ([`ReleaseError`]): retry, or drop it.
+    pub fn reset(self) -> ReleaseResult<(), Self> {
+        let mut open = open_handles();
+        if let Err(e) = result::device::reset(self.id) {
+            return Err(ReleaseError::new(e, self));
+        }
+        forget_handle(&mut open, self.id);
+        drop(open);
+        let ctx = self.ctx;
         std::mem::forget(self);
-        let r = release(id);
         context::device_closed(ctx, false);
-        r
+        Ok(())
     }
 
     /// Resets the device at once whatever its reference count (`aclrtResetDeviceForce`),
     /// releasing it for every thread of the process that shares its default context.
     ///
-    /// The borrow checker proves that this thread holds no handle on the device. A forced reset
-    /// would also free what *other threads* hold on it (their buffers would dangle), so it is
-    /// refused with [`Error::Argument`] while any other [`Device`] handle on the same id is open
-    /// in the process; this handle is then released normally (`aclrtResetDevice`), as a drop
-    /// would. Use it at the end of a program, or when no other thread uses the device.
-    pub fn reset_force(self) -> Result<()> {
-        let (id, ctx) = (self.id, self.ctx);
-        std::mem::forget(self);
+    /// The borrow checker proves that no stream, event or buffer of *this* handle is alive, but
+    /// a forced reset would also free what other [`Device`] handles on the same id hold (opened
+    /// on this thread or on others: their buffers would dangle). So it is refused with
+    /// [`Error::Argument`] while any other handle on the id is open in the process, and the
+    /// handle comes back unchanged inside the [`ReleaseError`] (dropping it resets the device
+    /// normally, `aclrtResetDevice`). A runtime failure gives the handle back as well. Use it at
+    /// the end of a program, or when no other handle uses the device.
+    pub fn reset_force(self) -> ReleaseResult<(), Self> {
+        let id = self.id;
         let mut open = open_handles();
-        let others = open.get(&id).copied().unwrap_or(1).saturating_sub(1);
-        let r = if others > 0 {
+        let me = std::thread::current().id();
+        let (mut here, mut elsewhere) = (0, 0);
+        for &(_, thread, n) in open.iter().filter(|(d, _, _)| *d == id) {
+            if thread == me {
+                here += n;
+            } else {
+                elsewhere += n;
+            }
+        }
+        // This handle is one of those counted on this thread.
+        here = here.saturating_sub(1);
+        if here + elsewhere > 0 {
             drop(open);
-            crate::drop_errors::report(release(id));
-            Err(Error::argument(
+            let e = Error::argument(
                 "aclrtResetDeviceForce",
                 format!(
-                    "{others} other Device handle(s) on device {id} are open in other threads; \
-                     a forced reset would free their memory (this handle was reset normally)"
+                    "refused because {}, whose memory a forced reset would free; the handle \
+                     is given back unchanged (dropping it resets the device normally)",
+                    describe_others(id, here, elsewhere)
                 ),
-            ))
-        } else {
-            open.remove(&id);
-            let r = result::device::reset_force(id);
-            drop(open);
-            r
-        };
+            );
+            return Err(ReleaseError::new(e, self));
+        }
+        if let Err(e) = result::device::reset_force(id) {
+            return Err(ReleaseError::new(e, self));
+        }
+        open.retain(|&(d, _, _)| d != id);
+        drop(open);
+        let ctx = self.ctx;
+        std::mem::forget(self);
         context::device_closed(ctx, true);
-        r
+        Ok(())
     }
+}
+
+/// "2 other Device handles on device 1 are open (1 on this thread, 1 on another thread)".
+fn describe_others(id: i32, here: usize, elsewhere: usize) -> String {
+    let n = here + elsewhere;
+    let (handles, are) = if n == 1 {
+        ("handle", "is")
+    } else {
+        ("handles", "are")
+    };
+    let threads = |k: usize| {
+        if k == 1 {
+            "another thread"
+        } else {
+            "other threads"
+        }
+    };
+    let place = match (here, elsewhere) {
+        (_, 0) => "on this thread".to_string(),
+        (0, k) => format!("on {}", threads(k)),
+        (h, k) => format!("({h} on this thread, {k} on {})", threads(k)),
+    };
+    format!("{n} other Device {handles} on device {id} {are} open {place}")
 }
 
 impl Drop for Device<'_> {
@@ -215,25 +259,45 @@ impl Drop for Device<'_> {
     }
 }
 
-/// How many [`Device`] handles are open per device id, over every thread of the process. Only
-/// opening and releasing a device touch it (never a copy or a launch).
-static OPEN_HANDLES: Mutex<BTreeMap<i32, usize>> = Mutex::new(BTreeMap::new());
+/// How many [`Device`] handles are open per device id and per thread (a `Device` is not `Send`:
+/// it is opened and released on one thread), as `(device, thread, count)`. Only opening and
+/// releasing a device touch it (never a copy or a launch); it holds one entry per thread and
+/// device in use.
+type OpenHandles = Vec<(i32, ThreadId, usize)>;
 
-fn open_handles() -> MutexGuard<'static, BTreeMap<i32, usize>> {
+static OPEN_HANDLES: Mutex<OpenHandles> = Mutex::new(Vec::new());
+
+fn open_handles() -> MutexGuard<'static, OpenHandles> {
     // A panic while holding the lock leaves a count that is still right: recover it.
     OPEN_HANDLES.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Resets `id` once (`aclrtResetDevice`) under the lock and drops one handle from its count.
+/// Adds one handle on `id` of the calling thread to the count.
+fn note_handle(open: &mut OpenHandles, id: i32) {
+    let me = std::thread::current().id();
+    match open.iter_mut().find(|(d, t, _)| *d == id && *t == me) {
+        Some((_, _, n)) => *n += 1,
+        None => open.push((id, me, 1)),
+    }
+}
+
+/// Drops one handle on `id` of the calling thread from the count.
+fn forget_handle(open: &mut OpenHandles, id: i32) {
+    let me = std::thread::current().id();
+    if let Some(i) = open.iter().position(|(d, t, _)| *d == id && *t == me) {
+        open[i].2 -= 1;
+        if open[i].2 == 0 {
+            open.swap_remove(i);
+        }
+    }
+}
+
+/// Resets `id` once (`aclrtResetDevice`) under the lock and drops the handle from the count,
+/// whatever the outcome (the handle is gone).
 fn release(id: i32) -> Result<()> {
     let mut open = open_handles();
     let r = result::device::reset(id);
-    if let Some(n) = open.get_mut(&id) {
-        *n -= 1;
-        if *n == 0 {
-            open.remove(&id);
-        }
-    }
+    forget_handle(&mut open, id);
     r
 }
 

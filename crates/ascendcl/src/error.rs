@@ -19,7 +19,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[non_exhaustive]
 pub enum Error {
     /// A runtime call returned a non-zero `aclError`.
-    #[error("{api} failed: {} ({code}){}", name.unwrap_or("unknown aclError"), Msg(message))]
+    #[error(
+        "{api} failed: {} ({code}){}",
+        name.unwrap_or("unknown aclError"),
+        Msg { message, api, name: *name, code: *code }
+    )]
     Acl {
         /// The C function that failed, e.g. `aclrtMalloc`.
         api: &'static str,
@@ -75,14 +79,53 @@ pub enum Error {
     HostFnDiscarded,
 }
 
-struct Msg<'a>(&'a Option<String>);
+/// The runtime's message as [`Error::Acl`] shows it: without what the error already says. A
+/// line that starts with `[source] <api>:` for the failing function, or ends with
+/// `(<name> <code>)` / `(<name>, <code>)` for the error's own code, loses those parts; several
+/// lines are joined with `; `. [`Error::runtime_message`] keeps the text as the runtime gave it.
+struct Msg<'a> {
+    message: &'a Option<String>,
+    api: &'a str,
+    name: Option<&'a str>,
+    code: i32,
+}
+
+impl Msg<'_> {
+    fn tidy<'m>(&self, line: &'m str) -> &'m str {
+        let mut l = line.trim();
+        if let Some(rest) = l.strip_prefix('[')
+            && let Some((_, after)) = rest.split_once("] ")
+            && let Some(after) = after.strip_prefix(self.api)
+            && let Some(after) = after.strip_prefix(':')
+        {
+            l = after.trim_start();
+        }
+        if let Some(name) = self.name {
+            for suffix in [
+                format!("({name} {})", self.code),
+                format!("({name}, {})", self.code),
+            ] {
+                if let Some(rest) = l.strip_suffix(suffix.as_str()) {
+                    l = rest.trim_end();
+                }
+            }
+        }
+        l
+    }
+}
 
 impl fmt::Display for Msg<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some(m) if !m.is_empty() => write!(f, ": {m}"),
-            _ => Ok(()),
+        let Some(m) = self.message else {
+            return Ok(());
+        };
+        let mut first = true;
+        for line in m.lines().map(|l| self.tidy(l)).filter(|l| !l.is_empty()) {
+            f.write_str(if first { ": " } else { "; " })?;
+            f.write_str(line)?;
+            first = false;
         }
+        Ok(())
     }
 }
 
@@ -247,5 +290,41 @@ mod tests {
             message: None,
         };
         assert_eq!(e.to_string(), "aclrtFree failed: unknown aclError (1)");
+    }
+
+    #[test]
+    fn display_does_not_repeat_the_function_or_the_code() {
+        let e = |message: &str| Error::Acl {
+            api: "aclrtSetDevice",
+            code: 107001,
+            name: error_name(107001),
+            message: Some(message.into()),
+        };
+        let shown = e(
+            "[ascendcl-emu] aclrtSetDevice: device id 99 is outside [0, 2) \
+                       (ACL_ERROR_RT_INVALID_DEVICEID 107001)",
+        )
+        .to_string();
+        assert_eq!(
+            shown,
+            "aclrtSetDevice failed: ACL_ERROR_RT_INVALID_DEVICEID (107001): device id 99 is \
+             outside [0, 2)"
+        );
+        assert_eq!(shown.matches("107001").count(), 1, "{shown}");
+        assert_eq!(shown.matches("aclrtSetDevice").count(), 1, "{shown}");
+        // Other functions, other codes and the runtime's own wording are kept; lines are joined.
+        assert_eq!(
+            e("EE1001: [aclrtMalloc] first\n[x] aclrtFree: second (ACL_ERROR_RT_MEMORY_FREE 207002)")
+                .to_string(),
+            "aclrtSetDevice failed: ACL_ERROR_RT_INVALID_DEVICEID (107001): EE1001: \
+             [aclrtMalloc] first; [x] aclrtFree: second (ACL_ERROR_RT_MEMORY_FREE 207002)"
+        );
+        // The raw text stays available.
+        assert!(
+            e("[t] aclrtSetDevice: x (ACL_ERROR_RT_INVALID_DEVICEID 107001)")
+                .runtime_message()
+                .unwrap()
+                .ends_with("107001)")
+        );
     }
 }

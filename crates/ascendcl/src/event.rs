@@ -3,6 +3,7 @@
 use crate::context;
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::release::{ReleaseError, ReleaseResult};
 use crate::result;
 use crate::stream::{Stream, timeout_ms};
 use ascendcl_sys as sys;
@@ -134,12 +135,17 @@ impl<'d> Event<'d> {
         })
     }
 
-    /// Destroys the event (`aclrtDestroyEvent`), reporting failure.
-    pub fn destroy(self) -> Result<()> {
-        let raw = self.raw;
-        std::mem::forget(self);
-        // SAFETY: `raw` is live and owned; consumed here.
-        unsafe { result::event::destroy(raw) }
+    /// Destroys the event (`aclrtDestroyEvent`). On failure the event is still alive and comes
+    /// back with the error ([`ReleaseError`]): retry, or drop it.
+    pub fn destroy(self) -> ReleaseResult<(), Self> {
+        // SAFETY: `raw` is live and owned; on success it is never used again (forgotten below).
+        match unsafe { result::event::destroy(self.raw) } {
+            Ok(()) => {
+                std::mem::forget(self);
+                Ok(())
+            }
+            Err(e) => Err(ReleaseError::new(e, self)),
+        }
     }
 }
 

@@ -15,7 +15,7 @@
 //! | peer copies | [`PeerAccess`] | `aclrtDeviceCanAccessPeer`, `aclrtDeviceEnablePeerAccess`, `aclrtMemcpy` |
 //! | asynchronous copies | [`Stream::scope`], [`Scope`] | `aclrtMemcpyAsync`, `aclrtMemsetAsync`, `aclrtMemcpy2dAsync` |
 //! | host functions | [`Stream::launch_host_fn`], [`ReportSubscription`] | `aclrtLaunchHostFunc`, `aclrtSubscribeReport`, `aclrtLaunchCallback`, `aclrtProcessReport` |
-//! | errors | [`Error`] | `aclGetRecentErrMsg` |
+//! | errors | [`Error`], [`ReleaseError`] | `aclGetRecentErrMsg` |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
 //! functions reachable only through [`sys`]):
@@ -71,8 +71,11 @@
 //! borrowed until then: sources shared (the host cannot write or free them), destinations
 //! exclusively (the host cannot read or touch them); [`Scope::claim`] takes a buffer for the
 //! whole scope and hands out a copyable [`Claimed`] region that several stream-ordered operations
-//! (and kernel launches, through [`Claimed::as_mut_ptr`] and [`Scope::as_raw`]) may use. Buffers
-//! created inside the closure are rejected by the borrow checker. Pageable host memory is
+//! of that scope may use — kernel launches included (`ascendc_kernels::launch_write` takes the
+//! scope and a region; raw FFI uses [`Claimed::as_mut_ptr`] with [`Scope::as_raw`]). A claimed
+//! region is branded with its scope: the scope of another stream, whose work is not ordered with
+//! this one, does not accept it. Buffers created inside the closure are rejected by the borrow
+//! checker. `docs/soundness.md` gives the whole argument. Pageable host memory is
 //! accepted as well: the runtime completes such copies before the enqueue returns, and the
 //! scope's borrows cover them anyway. If the synchronisation fails, the scope keeps waiting
 //! (polling `aclrtStreamQuery`) until the stream reports its work complete; if the runtime cannot
@@ -99,18 +102,23 @@
 //! backend that cannot be loaded [`Error::Load`] (listing every path tried), an argument refused
 //! in Rust [`Error::Argument`]. The safe API never panics on user input.
 //!
-//! Every handle has an explicit consuming release returning a `Result` (`free`, `destroy`,
-//! `destroy_force`, `reset`, `reset_force`, `close`, `unregister`, `disable`, `finalize`). A
-//! handle that is merely dropped releases itself on a best-effort basis: `Drop` never panics and
-//! pushes a failure onto a process-wide list read with [`take_drop_errors`].
+//! Every handle has an explicit consuming release (`free`, `destroy`, `destroy_force`, `reset`,
+//! `reset_force`, `unregister`, `finalize`; `close` and `disable`, which make several calls,
+//! return a plain `Result`). When the runtime refuses a release the resource is still alive, so
+//! the handle comes back with the error in a [`ReleaseError`]: retry, or give up on it explicitly
+//! (`?` converts it into [`Error`] and drops the handle). A handle that is merely dropped
+//! releases itself on a best-effort basis: `Drop` never panics and pushes a failure onto a
+//! process-wide list read with [`take_drop_errors`].
 //!
 //! # Backends
 //!
 //! [`Runtime::new`] uses the backend named by `ASCENDCL_BACKEND` (`cann`, `emulator`, `auto`;
 //! unset: CANN when found, else the host emulator of the default `emulator` feature);
-//! [`Runtime::with_backend`] chooses explicitly. [`Runtime::backend`] tells which backend is
-//! active and what it found: library path, SoC name (`aclrtGetSocName`), ACL version
-//! (`aclrtGetVersion`).
+//! [`Runtime::with_backend`] chooses explicitly. A CANN install that is found but does not load
+//! is an error ([`LoadError::Unusable`]), never a silent switch to the emulator.
+//! [`Runtime::backend`] tells which backend is active, why it was chosen
+//! ([`BackendInfo::reason`]) and what it found: library path, SoC name (`aclrtGetSocName`), ACL
+//! version (`aclrtGetVersion`).
 //!
 //! # Example: the h2d lifecycle
 //!
@@ -161,6 +169,7 @@ mod error_codes;
 mod event;
 mod host_fn;
 mod memory;
+mod release;
 mod result;
 mod runtime;
 mod scope;
@@ -180,6 +189,7 @@ pub use memory::{
     DeviceAlloc, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
     HostRegisterFlags, HostRegisterType, HostRegistration, MallocConfig, MallocFlags, MallocPolicy,
 };
+pub use release::{ReleaseError, ReleaseResult};
 pub use runtime::{
     AclVersion, BackendChoice, BackendInfo, BackendKind, LoadError, LoadFailure, Runtime,
     install_backend,

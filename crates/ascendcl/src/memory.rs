@@ -15,6 +15,7 @@
 use crate::copy::{self, CopyDest, CopySource, MemoryLocation, RawRegion};
 use crate::device::{Device, raw_enum};
 use crate::error::{Error, Result};
+use crate::release::{ReleaseError, ReleaseResult};
 use crate::result;
 use ascendcl_sys as sys;
 use std::ffi::c_void;
@@ -429,11 +430,16 @@ impl<'d, T: DeviceRepr> DeviceBuffer<'d, T> {
         self.as_view_mut().fill_bytes(value)
     }
 
-    /// Frees the memory now (`aclrtFree`), reporting failure.
-    pub fn free(self) -> Result<()> {
-        let r = self.release();
-        std::mem::forget(self);
-        r
+    /// Frees the memory now (`aclrtFree`). On failure the memory is still allocated and the
+    /// buffer comes back with the error ([`ReleaseError`]): retry, or drop it.
+    pub fn free(self) -> ReleaseResult<(), Self> {
+        match self.release() {
+            Ok(()) => {
+                std::mem::forget(self);
+                Ok(())
+            }
+            Err(e) => Err(ReleaseError::new(e, self)),
+        }
     }
 
     fn release(&self) -> Result<()> {
@@ -636,11 +642,16 @@ impl<'d, T: DeviceRepr> HostBuffer<'d, T> {
         Ok(buf)
     }
 
-    /// Frees the memory now (`aclrtFreeHost`), reporting failure.
-    pub fn free(self) -> Result<()> {
-        let r = self.release();
-        std::mem::forget(self);
-        r
+    /// Frees the memory now (`aclrtFreeHost`). On failure the memory is still allocated and the
+    /// buffer comes back with the error ([`ReleaseError`]): retry, or drop it.
+    pub fn free(self) -> ReleaseResult<(), Self> {
+        match self.release() {
+            Ok(()) => {
+                std::mem::forget(self);
+                Ok(())
+            }
+            Err(e) => Err(ReleaseError::new(e, self)),
+        }
     }
 
     fn release(&self) -> Result<()> {
@@ -783,12 +794,16 @@ impl<'a, T: DeviceRepr> HostRegistration<'a, T> {
         self.device_ptr
     }
 
-    /// Unregisters now (`aclrtHostUnregister`), reporting failure, and gives the slice back.
-    pub fn unregister(self) -> Result<&'a mut [T]> {
+    /// Unregisters now (`aclrtHostUnregister`) and gives the slice back. On failure the memory
+    /// is still registered and the registration comes back with the error ([`ReleaseError`]).
+    pub fn unregister(self) -> ReleaseResult<&'a mut [T], Self> {
+        let p: *mut c_void = self.mem.as_ptr().cast_mut().cast();
+        // SAFETY: `p` is registered by this value; on success it is never unregistered again
+        // (the value is not dropped below).
+        if let Err(e) = unsafe { result::memory::host_unregister(p) } {
+            return Err(ReleaseError::new(e, self));
+        }
         let me = std::mem::ManuallyDrop::new(self);
-        let p: *mut c_void = me.mem.as_ptr().cast_mut().cast();
-        // SAFETY: `p` is registered by this value, unregistered once.
-        unsafe { result::memory::host_unregister(p) }?;
         // SAFETY: `me` is never dropped, so the borrow is moved out exactly once.
         Ok(unsafe { std::ptr::read(&me.mem) })
     }

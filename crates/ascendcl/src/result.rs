@@ -69,18 +69,38 @@ pub(crate) mod diag {
         (!s.is_empty()).then_some(s)
     }
 
-    /// `aclrtGetSocName`.
-    pub(crate) fn soc_name() -> Option<String> {
+    /// `aclrtGetSocName`. A NULL answer is a failure: its code is the thread's last error
+    /// (`aclrtGetLastError`, which also clears it; `ACL_ERROR_FAILURE` when none was set), its
+    /// message the recent-error text.
+    pub(crate) fn soc_name() -> Result<String> {
         // SAFETY: no arguments; the result is NULL or a static NUL-terminated string.
         let p = unsafe { (api().aclrtGetSocName)() };
         if p.is_null() {
-            // A NULL answer may leave a message behind; do not let it leak into a later error.
-            let _ = recent_err_msg();
-            let _ = sys::take_missing_symbol();
-            return None;
+            if let Some(symbol) = sys::take_missing_symbol() {
+                return Err(crate::error::Error::MissingSymbol {
+                    api: "aclrtGetSocName",
+                    symbol,
+                });
+            }
+            let code = match last_error() {
+                0 => sys::ACL_ERROR_FAILURE,
+                code => code,
+            };
+            return Err(crate::error::failure("aclrtGetSocName", code));
         }
         // SAFETY: non-NULL and NUL-terminated, owned by the runtime for the process's life.
-        Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+        Ok(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+    }
+
+    /// `aclrtGetLastError(ACL_RT_THREAD_LEVEL)`: the calling thread's last error, which the call
+    /// resets; 0 when none (or when the backend lacks the function).
+    pub(crate) fn last_error() -> i32 {
+        // SAFETY: a plain value argument.
+        let code = unsafe { (api().aclrtGetLastError)(sys::ACL_RT_THREAD_LEVEL) };
+        if code == sys::FEATURE_NOT_SUPPORT && sys::take_missing_symbol().is_some() {
+            return 0;
+        }
+        code
     }
 
     /// `aclrtGetVersion`.

@@ -9,6 +9,7 @@
 
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::release::{ReleaseError, ReleaseResult};
 use crate::result;
 use ascendcl_sys as sys;
 use std::path::PathBuf;
@@ -90,25 +91,43 @@ impl Runtime {
             kind: active.map(|b| b.kind),
             library: active.and_then(|b| b.library.clone()),
             description: active.map(|b| b.description.clone()).unwrap_or_default(),
+            reason: active.map(|b| b.reason.clone()).unwrap_or_default(),
             missing: active.map(|b| b.missing.clone()).unwrap_or_default(),
-            soc_name: result::diag::soc_name(),
-            version: result::diag::version()
-                .ok()
-                .map(|(major, minor, patch)| AclVersion {
-                    major,
-                    minor,
-                    patch,
-                }),
+            soc_name: self.soc_name().ok(),
+            version: self.version().ok(),
         }
     }
 
-    /// Releases this handle and reports the `aclFinalize` result when it was the last one
-    /// (dropping does the same, reporting a failure through
-    /// [`take_drop_errors`](crate::take_drop_errors)).
-    pub fn finalize(self) -> Result<()> {
-        let r = release();
+    /// The SoC name (`aclrtGetSocName`, e.g. `Ascend910B2`); a NULL answer is an error carrying
+    /// the thread's last error code and the runtime's message.
+    pub fn soc_name(&self) -> Result<String> {
+        result::diag::soc_name()
+    }
+
+    /// The ACL version (`aclrtGetVersion`).
+    pub fn version(&self) -> Result<AclVersion> {
+        result::diag::version().map(|(major, minor, patch)| AclVersion {
+            major,
+            minor,
+            patch,
+        })
+    }
+
+    /// Releases this handle, calling `aclFinalize` when it was the last one (dropping does the
+    /// same, reporting a failure through [`take_drop_errors`](crate::take_drop_errors)). When
+    /// `aclFinalize` fails the runtime stays initialised and the handle comes back with the error
+    /// ([`ReleaseError`]): retry, or drop it.
+    pub fn finalize(self) -> ReleaseResult<(), Self> {
+        let mut n = handles();
+        if *n <= 1
+            && let Err(e) = result::init::finalize()
+        {
+            return Err(ReleaseError::new(e, self));
+        }
+        *n = n.saturating_sub(1);
+        drop(n);
         std::mem::forget(self);
-        r
+        Ok(())
     }
 
     /// A process-wide handle that is never dropped: the runtime stays initialised until the
@@ -191,11 +210,16 @@ pub struct BackendInfo {
     pub library: Option<PathBuf>,
     /// One line describing the backend.
     pub description: String,
+    /// Why this backend was chosen: what was named (`ASCENDCL_BACKEND` or an explicit choice)
+    /// and what discovery found, e.g. `no backend was named and no CANN install was found (22
+    /// places tried)`.
+    pub reason: String,
     /// Functions the backend lacks (calling them gives [`Error::MissingSymbol`]).
     pub missing: Vec<&'static str>,
-    /// `aclrtGetSocName`, e.g. `Ascend910B2`.
+    /// `aclrtGetSocName`, e.g. `Ascend910B2` (`None` when it failed: [`Runtime::soc_name`]
+    /// tells why).
     pub soc_name: Option<String>,
-    /// `aclrtGetVersion`.
+    /// `aclrtGetVersion` (`None` when it failed: [`Runtime::version`] tells why).
     pub version: Option<AclVersion>,
 }
 

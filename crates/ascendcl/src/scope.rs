@@ -13,7 +13,9 @@
 //!   them;
 //! * a buffer used by several operations of the scope is [`Scope::claim`]ed once: the scope then
 //!   holds the exclusive borrow and hands out a copyable [`Claimed`] region that later
-//!   operations on the same stream (ordered by the stream) may read and write.
+//!   operations on the same stream (ordered by the stream) may read and write. The region is
+//!   branded with the scope's invariant `'scope` lifetime, which no other scope shares, so the
+//!   scope of another stream (not ordered with this one) cannot use it.
 //!
 //! Buffers created inside the closure cannot be used (they would be dropped before the scope
 //! waits): the borrow checker rejects them. Pageable host memory is accepted too: the runtime
@@ -89,14 +91,15 @@ unsafe impl<'scope, D: CopyDest + ?Sized> AsyncDest<'scope> for &'scope mut D {
 /// A buffer the scope holds exclusively until it ends ([`Scope::claim`]); copyable, so several
 /// operations of the stream (ordered by it) can read and write it.
 ///
-/// Operations on one stream run in order. A `Claimed` handed to the scope of *another* stream
-/// (nested inside this one) is not ordered against this stream's work: the host still cannot
-/// touch the memory, but the two streams may race on its contents. Order such uses with
-/// events ([`Scope::record_event`], [`Scope::wait_event`]).
+/// A `Claimed` is branded with the `'scope` lifetime of the scope that claimed it, and that
+/// lifetime is invariant: it is accepted by the operations of that scope only. Handing it to the
+/// scope of another stream (where the two streams would race on the memory) does not compile,
+/// nor does keeping it beyond the scope. `docs/soundness.md` gives the argument.
 #[derive(Debug)]
 pub struct Claimed<'scope, T> {
     region: RawRegion<T>,
-    _scope: PhantomData<&'scope mut [T]>,
+    /// Invariant in `'scope`: a region of one scope never passes for a region of another.
+    _scope: PhantomData<(&'scope mut &'scope (), *mut T)>,
 }
 
 impl<T> Clone for Claimed<'_, T> {
@@ -119,11 +122,15 @@ impl<'scope, T: DeviceRepr> Claimed<'scope, T> {
     pub fn location(&self) -> MemoryLocation {
         self.region.location()
     }
-    /// The address, for FFI that enqueues work on the scope's stream (kernel arguments).
+    /// The address, for FFI that enqueues work on the scope's stream (kernel arguments, with
+    /// [`Scope::as_raw`]). The memory stays valid and untouched by the host until the scope
+    /// ends; work that uses the address must be enqueued on this scope's stream only (work on
+    /// another stream would race with it: that is for the `unsafe` caller to rule out).
     pub fn as_ptr(&self) -> *const T {
         self.region.ptr()
     }
-    /// The address, for FFI that writes it on the scope's stream.
+    /// The address, for FFI that writes the memory on the scope's stream; the same contract as
+    /// [`Claimed::as_ptr`].
     pub fn as_mut_ptr(&self) -> *mut T {
         self.region.ptr()
     }
@@ -174,7 +181,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
     }
 
     /// Takes `buf` for the rest of the scope and returns a copyable region of it, usable by
-    /// several operations.
+    /// several operations of this scope (and of no other: see [`Claimed`]).
     pub fn claim<D: CopyDest + ?Sized>(&self, buf: &'scope mut D) -> Claimed<'scope, D::Elem> {
         Claimed {
             region: buf.dest_region(),
@@ -326,9 +333,7 @@ fn wait_until_idle(stream: sys::aclrtStream, ctx: sys::aclrtContext, first: &Err
             Err(e) => {
                 failures += 1;
                 if failures >= QUERY_ATTEMPTS {
-                    eprintln!(
-                        "ascendcl: Stream::scope cannot tell whether stream {stream:p} still uses                          the buffers borrowed by the scope ({first}; then {e}); aborting rather                          than releasing memory the device may still access"
-                    );
+                    eprintln!("{}", abort_message(stream, first, &e));
                     std::process::abort();
                 }
                 let _ = context::force_current(ctx);
@@ -341,6 +346,15 @@ fn wait_until_idle(stream: sys::aclrtStream, ctx: sys::aclrtContext, first: &Err
             return;
         }
     }
+}
+
+/// The one line printed before [`wait_until_idle`] aborts the process.
+fn abort_message(stream: sys::aclrtStream, first: &Error, last: &Error) -> String {
+    format!(
+        "ascendcl: Stream::scope cannot tell whether stream {stream:p} still uses the buffers \
+         borrowed by the scope (first {first}; then {last}); aborting rather than releasing \
+         memory the device may still access"
+    )
 }
 
 impl Drop for SyncOnExit {
@@ -414,5 +428,29 @@ impl<'a> Stream<'a> {
                 Err(e)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_abort_message_is_one_sentence() {
+        let e = |api| Error::Acl {
+            api,
+            code: 507000,
+            name: crate::error_name(507000),
+            message: None,
+        };
+        let m = abort_message(
+            std::ptr::null_mut(),
+            &e("aclrtSynchronizeStream"),
+            &e("aclrtStreamQuery"),
+        );
+        assert!(!m.contains("  "), "{m}");
+        assert!(!m.contains('\n'), "{m}");
+        assert!(m.contains("first aclrtSynchronizeStream failed"), "{m}");
+        assert!(m.contains("then aclrtStreamQuery failed"), "{m}");
     }
 }

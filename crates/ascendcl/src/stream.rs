@@ -11,6 +11,7 @@ use crate::device::raw_enum;
 use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::host_fn::{self, HostFnHandle};
+use crate::release::{ReleaseError, ReleaseResult};
 use crate::result;
 use ascendcl_sys as sys;
 use std::marker::PhantomData;
@@ -289,12 +290,21 @@ impl<'a> Stream<'a> {
         unsafe { crate::copy::copy_regions_async(d, s, self.raw) }
     }
 
-    /// Destroys the stream after its work is done (`aclrtDestroyStream`), reporting failure.
-    pub fn destroy(self) -> Result<()> {
-        let r = self.make_current();
-        let raw = self.into_raw_parts();
-        // SAFETY: `raw` is live and owned; consumed here.
-        r.and(unsafe { result::stream::destroy(raw) })
+    /// Destroys the stream after its work is done (`aclrtDestroyStream`). On failure the stream
+    /// is still alive and comes back with the error ([`ReleaseError`]): retry, or drop it.
+    pub fn destroy(self) -> ReleaseResult<(), Self> {
+        if let Err(e) = self.make_current() {
+            return Err(ReleaseError::new(e, self));
+        }
+        // SAFETY: `raw` is live and owned; on success it is never used again (the handle is
+        // disarmed below).
+        match unsafe { result::stream::destroy(self.raw) } {
+            Ok(()) => {
+                self.into_raw_parts();
+                Ok(())
+            }
+            Err(e) => Err(ReleaseError::new(e, self)),
+        }
     }
 
     /// Disarms `Drop`, releasing the shared state, and returns the raw handle.
@@ -306,18 +316,24 @@ impl<'a> Stream<'a> {
     }
 
     /// Destroys the stream at once, discarding work that has not started
-    /// (`aclrtDestroyStreamForce`), reporting failure. Host functions that had not run are
-    /// dropped, and their [`HostFnHandle`]s report [`Error::HostFnDiscarded`].
-    pub fn destroy_force(self) -> Result<()> {
-        let r = self.make_current();
-        let shared = self.shared.clone();
-        let raw = self.into_raw_parts();
-        // SAFETY: `raw` is live and owned; consumed here.
-        let destroyed = unsafe { result::stream::destroy_force(raw) };
-        if destroyed.is_ok() {
-            host_fn::discard_pending(shared.take_pending());
+    /// (`aclrtDestroyStreamForce`). Host functions that had not run are dropped, and their
+    /// [`HostFnHandle`]s report [`Error::HostFnDiscarded`]. On failure the stream is still alive
+    /// and comes back with the error ([`ReleaseError`]): retry, or drop it.
+    pub fn destroy_force(self) -> ReleaseResult<(), Self> {
+        if let Err(e) = self.make_current() {
+            return Err(ReleaseError::new(e, self));
         }
-        r.and(destroyed)
+        // SAFETY: `raw` is live and owned; on success it is never used again (the handle is
+        // disarmed below).
+        match unsafe { result::stream::destroy_force(self.raw) } {
+            Ok(()) => {
+                let shared = self.shared.clone();
+                self.into_raw_parts();
+                host_fn::discard_pending(shared.take_pending());
+                Ok(())
+            }
+            Err(e) => Err(ReleaseError::new(e, self)),
+        }
     }
 }
 

@@ -1,5 +1,7 @@
 //! Tests that change process-wide emulator state (fault injection, forced resets, leak counts,
-//! finalisation). They run in their own test binary, one after another in a single test.
+//! finalisation). They run in their own test binary, one after another in a single test, and
+//! only on the emulator (the binary needs the `emulator` feature; on another backend it says so
+//! and stops).
 
 mod common;
 
@@ -10,6 +12,10 @@ use std::sync::Arc;
 
 #[test]
 fn isolated() {
+    drop(rt());
+    if !needs_emulator("isolated", "fault injection and leak reports") {
+        return;
+    }
     no_leaks_and_finalize();
     runtime_messages_are_captured();
     error_paths_do_not_leak();
@@ -20,6 +26,7 @@ fn isolated() {
     scope_reports_lost_sync_error_when_closure_fails();
     peer_access_error_paths_disable_again();
     host_registration_error_path_unregisters();
+    failed_releases_give_the_handle_back();
     clear_faults();
     assert!(leak_report().is_clean(), "{}", leak_report());
 }
@@ -137,22 +144,134 @@ fn drop_failures_are_reported() {
     assert_eq!(errs.len(), 1, "{errs:?}");
     assert_eq!(errs[0].api(), Some("aclrtFree"));
     assert_eq!(ascendcl::drop_errors_overflow(), 0);
-    // The explicit form reports the failure to the caller instead.
+    // The explicit form reports the failure to the caller instead, with the buffer; giving up
+    // on it (dropping it) makes one more attempt, which succeeds here.
     let b = DeviceBuffer::<u8>::zeroed(&d, 8, MallocPolicy::HugeFirst).unwrap();
     inject_fault_with_code("aclrtFree", FaultSpec::Nth(1), 207002);
     let e = b.free().unwrap_err();
-    assert_eq!(e.code_name(), Some("ACL_ERROR_RT_MEMORY_FREE"));
+    assert_eq!(e.error().code_name(), Some("ACL_ERROR_RT_MEMORY_FREE"));
+    assert_eq!(
+        e.to_string(),
+        e.error().to_string(),
+        "displays as the runtime's error"
+    );
+    drop(e);
+    assert_eq!(
+        leak_report().allocations,
+        1,
+        "only the dropped buffer is left"
+    );
     let s = d.create_stream().unwrap();
     inject_fault("aclrtDestroyStream", FaultSpec::Nth(1));
-    assert!(s.destroy().is_err());
+    let e: Error = s.destroy().unwrap_err().into();
+    assert_eq!(e.api(), Some("aclrtDestroyStream"));
     let s = d.create_stream().unwrap();
     inject_fault("aclrtDestroyStream", FaultSpec::Nth(1));
     drop(s);
     assert_eq!(ascendcl::take_drop_errors().len(), 1);
     clear_faults();
-    // The two buffers and two streams whose release was made to fail stay allocated in the
-    // emulator; reset the device to reclaim them.
+    // The buffer and the stream whose Drop was made to fail stay allocated in the emulator;
+    // reset the device to reclaim them.
     d.reset_force().unwrap();
+    assert!(ascendcl::take_drop_errors().is_empty());
+}
+
+/// A release the runtime refuses leaves the resource alive, and gives the handle back so that
+/// the release can be retried: every consuming release, with its first call made to fail.
+fn failed_releases_give_the_handle_back() {
+    let _ = ascendcl::take_drop_errors();
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let base = leak_report();
+    let alive = |what: &str, n: usize, field: fn(&ascendcl_emu::LeakReport) -> usize| {
+        assert_eq!(
+            field(&leak_report()),
+            field(&base) + n,
+            "{what}: {}",
+            leak_report()
+        );
+    };
+
+    let b = DeviceBuffer::<u8>::zeroed(&d, 64, MallocPolicy::HugeFirst).unwrap();
+    inject_fault("aclrtFree", FaultSpec::Nth(1));
+    let b = b.free().unwrap_err().into_handle();
+    alive("aclrtFree", 1, |l| l.allocations);
+    b.free().unwrap();
+    alive("aclrtFree retried", 0, |l| l.allocations);
+
+    let h = HostBuffer::<u8>::zeroed(&d, 64).unwrap();
+    inject_fault("aclrtFreeHost", FaultSpec::Nth(1));
+    let (e, h) = h.free().unwrap_err().into_parts();
+    assert_eq!(e.api(), Some("aclrtFreeHost"));
+    alive("aclrtFreeHost", 1, |l| l.host_allocations);
+    h.free().unwrap();
+    alive("aclrtFreeHost retried", 0, |l| l.host_allocations);
+
+    for api in ["aclrtDestroyStream", "aclrtDestroyStreamForce"] {
+        let s = d.create_stream().unwrap();
+        inject_fault(api, FaultSpec::Nth(1));
+        fn destroy<'a>(
+            api: &str,
+            s: ascendcl::Stream<'a>,
+        ) -> ascendcl::ReleaseResult<(), ascendcl::Stream<'a>> {
+            if api == "aclrtDestroyStream" {
+                s.destroy()
+            } else {
+                s.destroy_force()
+            }
+        }
+        let e = destroy(api, s).unwrap_err();
+        assert_eq!(e.error().api(), Some(api));
+        alive(api, 1, |l| l.streams);
+        destroy(api, e.into_handle()).unwrap();
+        alive(api, 0, |l| l.streams);
+    }
+
+    let ev = d.create_event().unwrap();
+    inject_fault("aclrtDestroyEvent", FaultSpec::Nth(1));
+    let ev = ev.destroy().unwrap_err().into_handle();
+    alive("aclrtDestroyEvent", 1, |l| l.events);
+    ev.destroy().unwrap();
+    alive("aclrtDestroyEvent retried", 0, |l| l.events);
+
+    let c = d.create_context().unwrap();
+    inject_fault("aclrtDestroyContext", FaultSpec::Nth(1));
+    let c = c.destroy().unwrap_err().into_handle();
+    alive("aclrtDestroyContext", 1, |l| l.contexts);
+    c.destroy().unwrap();
+    alive("aclrtDestroyContext retried", 0, |l| l.contexts);
+
+    let mut v = vec![0u8; 4096];
+    let reg =
+        ascendcl::HostRegistration::new(&d, &mut v, ascendcl::HostRegisterType::Mapped).unwrap();
+    inject_fault("aclrtHostUnregister", FaultSpec::Nth(1));
+    let reg = reg.unregister().unwrap_err().into_handle();
+    alive("aclrtHostUnregister", 1, |l| l.host_registrations);
+    assert_eq!(reg.unregister().unwrap().len(), 4096);
+    alive("aclrtHostUnregister retried", 0, |l| l.host_registrations);
+
+    // Devices: the reference count stays until a reset succeeds.
+    let d1 = r.device(1).unwrap();
+    assert_eq!(ascendcl_emu::device_refs(1), 1);
+    inject_fault("aclrtResetDevice", FaultSpec::Nth(1));
+    let d1 = d1.reset().unwrap_err().into_handle();
+    assert_eq!(ascendcl_emu::device_refs(1), 1);
+    inject_fault("aclrtResetDeviceForce", FaultSpec::Nth(1));
+    let d1 = d1.reset_force().unwrap_err().into_handle();
+    assert_eq!(ascendcl_emu::device_refs(1), 1);
+    d1.reset_force().unwrap();
+    assert_eq!(ascendcl_emu::device_refs(1), 0);
+    d.reset().unwrap();
+
+    // The runtime: aclFinalize refused leaves it initialised and the handle counted.
+    assert_eq!(Runtime::handle_count(), 1);
+    inject_fault("aclFinalize", FaultSpec::Nth(1));
+    let r = r.finalize().unwrap_err().into_handle();
+    assert_eq!(Runtime::handle_count(), 1);
+    r.device(0).unwrap().synchronize().unwrap();
+    r.finalize().unwrap();
+    assert_eq!(Runtime::handle_count(), 0);
+    clear_faults();
     assert!(ascendcl::take_drop_errors().is_empty());
 }
 
@@ -180,14 +299,42 @@ fn reset_force_releases_device() {
             let d = r.device(1).unwrap();
             let d2 = r.device(1).unwrap();
             assert_eq!(ascendcl_emu::device_refs(1), 2);
-            // Another handle is open (its buffers would dangle): refused, and `d` is released
-            // normally instead.
-            let e = d.reset_force().unwrap_err();
+            // Another handle is open (its buffers would dangle): refused, and `d` comes back
+            // unchanged; dropping it resets the device normally.
+            let (e, d) = d.reset_force().unwrap_err().into_parts();
             assert!(matches!(e, Error::Argument { .. }), "{e}");
-            assert!(e.to_string().contains("1 other Device handle"), "{e}");
+            assert!(
+                e.to_string()
+                    .contains("1 other Device handle on device 1 is open on this thread"),
+                "{e}"
+            );
+            assert_eq!(ascendcl_emu::device_refs(1), 2);
+            drop(d);
             assert_eq!(ascendcl_emu::device_refs(1), 1);
-            // The last handle may force the reset.
-            d2.reset_force().unwrap();
+            // A handle of another thread is counted as such.
+            let (opened, go) = (std::sync::Barrier::new(2), std::sync::Barrier::new(2));
+            std::thread::scope(|inner| {
+                inner.spawn(|| {
+                    let other = r.device(1).unwrap();
+                    opened.wait();
+                    go.wait();
+                    drop(other);
+                });
+                opened.wait();
+                let e = d2.reset_force().unwrap_err();
+                go.wait();
+                assert!(
+                    e.to_string()
+                        .contains("1 other Device handle on device 1 is open on another thread"),
+                    "{e}"
+                );
+                // The last handle may force the reset (after the other thread let go).
+                let d2 = e.into_handle();
+                while ascendcl_emu::device_refs(1) > 1 {
+                    std::thread::yield_now();
+                }
+                d2.reset_force().unwrap();
+            });
             assert_eq!(ascendcl_emu::device_refs(1), 0);
         });
     });

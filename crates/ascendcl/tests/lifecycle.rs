@@ -48,34 +48,48 @@ fn runtime_across_threads() {
 #[test]
 fn backend_choice_is_fixed_once() {
     let _r = rt();
-    // The emulator is active: asking for CANN explicitly is refused, Default fits.
-    let e = Runtime::with_backend(BackendChoice::Cann).unwrap_err();
+    // One backend is active: asking for the other kind explicitly is refused, Default fits.
+    let (other, same) = if emulator_active() {
+        (BackendChoice::Cann, BackendChoice::Emulator)
+    } else {
+        (BackendChoice::Emulator, BackendChoice::Cann)
+    };
+    let e = Runtime::with_backend(other).unwrap_err();
     assert!(
         matches!(e, Error::Load(ascendcl::LoadError::AlreadyChosen { .. })),
         "{e}"
     );
     let again = Runtime::with_backend(BackendChoice::Default).unwrap();
     drop(again);
-    let b = ascendcl::install_backend(BackendChoice::Emulator).unwrap();
-    assert_eq!(b.kind, BackendKind::Emulator);
+    let b = ascendcl::install_backend(same).unwrap();
+    assert_eq!(b.kind == BackendKind::Emulator, emulator_active());
 }
 
 #[test]
-fn backend_info_reports_emulator() {
+fn backend_info_reports_the_active_backend_and_why() {
     let r = rt();
     let info = r.backend();
-    assert!(info.is_emulator());
-    assert_eq!(info.kind, Some(BackendKind::Emulator));
-    assert!(info.library.is_none());
+    assert_eq!(info.is_emulator(), emulator_active());
+    assert_eq!(
+        info.kind.is_some_and(|k| k == BackendKind::Emulator),
+        info.is_emulator()
+    );
+    // A library is reported exactly for CANN loaded at run time.
+    assert_eq!(info.library.is_some(), info.kind == Some(BackendKind::Cann));
     assert!(!info.description.is_empty());
+    assert!(
+        !info.reason.is_empty(),
+        "the backend says why it was chosen"
+    );
     let _dev = r.device(0).unwrap();
     let info = r.backend();
-    assert!(
-        info.soc_name
-            .as_deref()
-            .is_some_and(|s| s.starts_with("Ascend"))
-    );
+    let soc = r.soc_name().expect("aclrtGetSocName");
+    assert_eq!(info.soc_name.as_deref(), Some(soc.as_str()));
+    if info.is_emulator() {
+        assert!(soc.starts_with("Ascend"), "{soc}");
+    }
     let v = info.version.expect("aclrtGetVersion");
+    assert_eq!(r.version().unwrap(), v);
     assert!(v.major >= 1, "{v}");
     assert_eq!(
         v.to_string(),
@@ -168,6 +182,9 @@ fn bind_restores_on_panic() {
 #[test]
 fn two_devices_on_one_thread() {
     let r = rt();
+    if !needs_devices(&r, 2, "two_devices_on_one_thread") {
+        return;
+    }
     let d0 = r.device(0).unwrap();
     let d1 = r.device(1).unwrap();
     // Allocation makes each device's context current as needed.
@@ -201,10 +218,15 @@ fn load_errors_are_wrapped() {
     // Looking for CANN on this machine fails and lists every path tried.
     if let Err(load) = ascendcl::sys::load_cann() {
         let e = Error::from(load);
-        assert!(matches!(
-            e,
-            Error::Load(ascendcl::LoadError::NotFound { .. })
-        ));
+        assert!(
+            matches!(
+                e,
+                Error::Load(
+                    ascendcl::LoadError::NotFound { .. } | ascendcl::LoadError::Unusable { .. }
+                )
+            ),
+            "{e}"
+        );
         assert!(e.to_string().contains("tried"), "{e}");
     }
 }
@@ -213,6 +235,9 @@ fn load_errors_are_wrapped() {
 fn raw_regions_and_current() {
     use ascendcl::{CopySource, MemoryLocation, RawRegion};
     let r = rt();
+    if !needs_devices(&r, 2, "raw_regions_and_current") {
+        return;
+    }
     let d = r.device(0).unwrap();
     let s = d.create_stream().unwrap();
     let other = r.device(1).unwrap();
@@ -250,6 +275,13 @@ fn global_runtime() {
 #[test]
 fn copies_keep_working_after_another_device_or_context_goes() {
     let r = rt();
+    if !needs_devices(
+        &r,
+        2,
+        "copies_keep_working_after_another_device_or_context_goes",
+    ) {
+        return;
+    }
     std::thread::spawn(move || {
         let d0 = r.device(0).unwrap();
         let mut buf =

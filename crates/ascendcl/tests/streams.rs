@@ -157,6 +157,9 @@ fn scope_h2d_d2h_round_trip() {
 #[test]
 fn scope_errors_and_checks() {
     let r = rt();
+    if !needs_devices(&r, 2, "scope_errors_and_checks") {
+        return;
+    }
     let d = r.device(0).unwrap();
     let d1 = r.device(1).unwrap();
     let s = d.create_stream().unwrap();
@@ -254,6 +257,45 @@ fn scope_2d_and_events() {
         .scope(|sc| sc.copy_2d(&mut dev, &host, ascendcl::Copy2d { height: 3, ..g }))
         .unwrap_err();
     assert!(matches!(e, Error::Argument { .. }));
+}
+
+/// The routes between two streams that stay legal now that a claimed region is branded with its
+/// own scope (tests/compile_fail/claimed_*.rs hold the refused ones): the outer scope keeps
+/// using its claimed region while another stream's scope is open, and a buffer moves from one
+/// stream to the other through consecutive scopes, ordered by the first scope's wait, or within
+/// one nested pair through an event on unclaimed buffers.
+#[test]
+fn claimed_regions_stay_usable_by_their_own_scope_inside_another() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let (sa, sb) = (d.create_stream().unwrap(), d.create_stream().unwrap());
+    let ev = d.create_event().unwrap();
+    let src = HostBuffer::from_slice(&d, &[9u32, 8, 7, 6]).unwrap();
+    let other = HostBuffer::from_slice(&d, &[1u32, 2, 3, 4]).unwrap();
+    let mut dev = DeviceBuffer::<u32>::zeroed(&d, 4, MallocPolicy::HugeFirst).unwrap();
+    let mut dev_b = DeviceBuffer::<u32>::zeroed(&d, 4, MallocPolicy::HugeFirst).unwrap();
+    let (mut out_a, mut out_b) = (vec![0u32; 4], vec![0u32; 4]);
+    sa.scope(|s| {
+        let c = s.claim(&mut dev);
+        s.copy(c, &src)?;
+        s.record_event(&ev)?;
+        sb.scope(|t| {
+            // The outer region, used by its own (outer) scope: ordered on stream a.
+            s.copy(&mut out_a, c)?;
+            // Stream b waits for a's event before its own, unrelated copy.
+            t.wait_event(&ev)?;
+            let b = t.claim(&mut dev_b);
+            t.copy(b, &other)?;
+            t.copy(&mut out_b, b)
+        })
+    })
+    .unwrap();
+    assert_eq!(out_a, [9, 8, 7, 6]);
+    assert_eq!(out_b, [1, 2, 3, 4]);
+    // Stream a fills a buffer, stream b reads it: the first scope waited before the second began.
+    sa.scope(|s| s.copy(&mut dev, &other)).unwrap();
+    sb.scope(|t| t.copy(&mut out_b, &dev)).unwrap();
+    assert_eq!(out_b, [1, 2, 3, 4]);
 }
 
 #[test]

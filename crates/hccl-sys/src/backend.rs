@@ -126,6 +126,7 @@ fn open(path: &Path, origin: &str) -> Result<Backend, LoadFailure> {
             path: path.to_path_buf(),
             origin: origin.to_string(),
             why: "exports none of the HCCL functions".to_string(),
+            present: true,
         });
     }
     std::mem::forget(lib);
@@ -159,6 +160,7 @@ pub fn load_cann_from(env: &ascendcl_sdk::SearchEnv) -> Result<Backend, LoadErro
                 path: candidate.path,
                 origin: candidate.origin,
                 why: "no such file".to_string(),
+                present: false,
             });
             continue;
         }

@@ -9,11 +9,15 @@
 //! h2d_sync [--size BYTES] [--value N] [--policy POLICY] [--device ID]
 //! ```
 //!
-//! On failure it prints the error and every cause (`[ERROR]` lines, on stdout as the C++
-//! sample's `ERROR_LOG` does) and exits with status 1.
+//! On failure it prints one `[ERROR]` line (on stdout, as the C++ sample's `ERROR_LOG` does): the
+//! reference sample's call and the runtime's error, and exits with status 1. A harmless failure
+//! (the SoC name or ACL version unknown, a release that succeeds when retried) is a `[WARN]`
+//! line and the exit status stays 0. Bad arguments: one `[ERROR]` line and the usage, status 2.
 
 use ascendc_kernels::Mode;
-use ascendcl::{BackendKind, DeviceBuffer, HostBuffer, MallocPolicy, Runtime};
+use ascendcl::{
+    BackendKind, Device, DeviceBuffer, HostBuffer, MallocPolicy, ReleaseResult, Runtime, Stream,
+};
 use std::error::Error;
 use std::fmt;
 use std::path::Path;
@@ -189,17 +193,34 @@ struct StepError {
     source: Box<dyn Error + 'static>,
 }
 
-impl fmt::Display for StepError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} failed", self.call)
+impl StepError {
+    /// The C function of the call: `aclrtMalloc` for `aclrtMalloc((void**)&devPtrB, ...)`.
+    fn function(&self) -> &str {
+        self.call.split('(').next().unwrap_or(&self.call)
+    }
+
+    /// The innermost cause: the runtime's (or the argument check's) own error.
+    fn root(&self) -> &(dyn Error + 'static) {
+        let mut e: &(dyn Error + 'static) = self.source.as_ref();
+        while let Some(next) = e.source() {
+            e = next;
+        }
+        e
     }
 }
 
-impl Error for StepError {
-    fn source(&self) -> Option<&(dyn Error + 'static)> {
-        Some(self.source.as_ref())
+/// One sentence: the reference sample's call, then the innermost cause. The cause's own
+/// `<function> failed: ` is left out when the call names the same function.
+impl fmt::Display for StepError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let cause = self.root().to_string();
+        let prefix = format!("{} failed: ", self.function());
+        let cause = cause.strip_prefix(&prefix).unwrap_or(&cause);
+        write!(f, "{} failed: {cause}", self.call)
     }
 }
+
+impl Error for StepError {}
 
 /// Attaches the reference sample's C call to a failure.
 trait Step<T> {
@@ -220,6 +241,11 @@ macro_rules! info {
     ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
 }
 
+/// A harmless failure: the program goes on, and says so.
+macro_rules! warn {
+    ($($arg:tt)*) => { println!("[WARN]  {}", format_args!($($arg)*)) };
+}
+
 /// The install root of a runtime library: the directory above its `lib64`, and above
 /// `<arch>-linux` or `runtime` when the `lib64` is inside one (the layouts CANN uses).
 fn cann_root(library: &Path) -> Option<&Path> {
@@ -236,13 +262,17 @@ fn cann_root(library: &Path) -> Option<&Path> {
     }
 }
 
+/// The backend, why it was chosen, the SoC and ACL version (a failure of either query is a
+/// warning: nothing below depends on them), and how the kernels were built.
 fn banner(rt: &Runtime) {
+    // Asked first and once each, so that their failures are seen here (rt.backend() asks too).
+    let soc = rt.soc_name();
+    let version = rt.version();
     let backend = rt.backend();
     match backend.kind {
-        Some(BackendKind::Emulator) => info!(
-            "Backend: emulated device (ascendcl-emu, in process), SoC {}",
-            backend.soc_name.as_deref().unwrap_or("unknown")
-        ),
+        Some(BackendKind::Emulator) => {
+            info!("Backend: the host emulator (ascendcl-emu, in process)")
+        }
         Some(kind) => {
             let library = backend
                 .library
@@ -255,12 +285,25 @@ fn banner(rt: &Runtime) {
                 .as_deref()
                 .and_then(cann_root)
                 .map_or("unknown".to_string(), |r| r.display().to_string());
-            info!(
-                "Backend: {kind}, CANN root {root}, library {library}, SoC {}",
-                backend.soc_name.as_deref().unwrap_or("unknown")
-            );
+            info!("Backend: {kind}, CANN root {root}, library {library}");
         }
         None => info!("Backend: none active"),
+    }
+    if !backend.reason.is_empty() {
+        info!("Backend chosen because {}", backend.reason);
+    }
+    let emulated = if backend.is_emulator() {
+        " (emulated)"
+    } else {
+        ""
+    };
+    match soc {
+        Ok(soc) => info!("SoC: {soc}{emulated}"),
+        Err(e) => warn!("the SoC name is unknown, going on without it: {e}"),
+    }
+    match version {
+        Ok(v) => info!("ACL version: {v}"),
+        Err(e) => warn!("the ACL version is unknown, going on without it: {e}"),
     }
     let build = ascendc_kernels::build_info();
     match build.mode {
@@ -274,6 +317,34 @@ fn banner(rt: &Runtime) {
             build.soc_version.unwrap_or("?"),
             build.soc_origin.unwrap_or("?")
         ),
+    }
+}
+
+/// Releases a handle, retrying once when the runtime refuses: a release that succeeds on the
+/// retry is harmless (a warning says so); one that fails twice is the step's error, and the
+/// handle is then dropped (its `Drop` makes a last attempt, reported by `main`).
+fn release<H>(
+    handle: H,
+    call: &str,
+    free: impl Fn(H) -> ReleaseResult<(), H>,
+) -> Result<(), StepError> {
+    let Err(first) = free(handle) else {
+        return Ok(());
+    };
+    let (first, handle) = first.into_parts();
+    let first = StepError {
+        call: call.to_string(),
+        source: Box::new(first),
+    };
+    match free(handle) {
+        Ok(()) => {
+            warn!("{first}; the retry released it, so nothing leaked");
+            Ok(())
+        }
+        Err(second) => Err(StepError {
+            call: format!("{call} (retried once)"),
+            source: Box::new(second.into_error()),
+        }),
     }
 }
 
@@ -329,32 +400,26 @@ fn run(o: &Options) -> Result<(), StepError> {
     );
 
     // Read the value at devPtrB: DeviceRead<<<1, nullptr, stream>>>(devPtrB), which prints
-    // "Destination data: <value>". read_value waits for the stream.
+    // "Destination data: <value>". read_value waits until the stream is idle.
     const BLOCK_DIM: u32 = 1;
     ascendc_kernels::read_value(&stream, &dev, BLOCK_DIM)
         .step("ReadDo(blockDim, stream, devPtrB)")?;
 
-    // Release the resources of the host and device.
-    stream
-        .destroy_force()
-        .step("aclrtDestroyStreamForce(stream)")?;
-    host.free().step("aclrtFreeHost(hostPtrA)")?;
-    dev.free().step("aclrtFree(devPtrB)")?;
-    device
-        .reset_force()
-        .step(format!("aclrtResetDeviceForce({})", o.device))?;
-    rt.finalize().step("aclFinalize()")?;
+    // Release the resources of the host and device, each retried once if refused.
+    release(
+        stream,
+        "aclrtDestroyStreamForce(stream)",
+        Stream::destroy_force,
+    )?;
+    release(host, "aclrtFreeHost(hostPtrA)", HostBuffer::free)?;
+    release(dev, "aclrtFree(devPtrB)", DeviceBuffer::free)?;
+    release(
+        device,
+        &format!("aclrtResetDeviceForce({})", o.device),
+        Device::reset_force,
+    )?;
+    release(rt, "aclFinalize()", Runtime::finalize)?;
     Ok(())
-}
-
-/// `ERROR_LOG` of the reference sample, with every cause on its own line.
-fn report(e: &dyn Error) {
-    println!("[ERROR]  Operation failed: {e}");
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        println!("[ERROR]    caused by: {c}");
-        cause = c.source();
-    }
 }
 
 fn main() -> ExitCode {
@@ -366,18 +431,20 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
+            // One error line, then the usage, both on stdout like ERROR_LOG.
             println!("[ERROR]  {e}");
-            eprintln!("{USAGE}");
+            println!("{USAGE}");
             return ExitCode::from(2);
         }
     };
     let result = run(&options);
     if let Err(e) = &result {
-        report(e);
+        // ERROR_LOG of the reference sample: one line.
+        println!("[ERROR]  {e}");
     }
     // Releases done by `Drop` (after an early failure) report their own failures here.
     for e in ascendcl::take_drop_errors() {
-        println!("[WARN]  Release failed: {e}");
+        println!("[WARN]  a release made after the failure failed as well: {e}");
     }
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,11 +1,55 @@
-//! Shared helpers: every test runs on the host emulator and shares one runtime per process.
+//! Shared helpers. Every test runs on the backend `ASCENDCL_BACKEND` names (unset: CANN when
+//! installed, else the host emulator), so `ASCENDCL_BACKEND=cann cargo test -p ascendcl` qualifies
+//! a real NPU. Tests that need what only the emulator offers (fault injection, leak reports, its
+//! device count) skip themselves on another backend, saying why on stderr.
 #![allow(dead_code)]
 
-use ascendcl::{BackendChoice, Runtime};
+use ascendcl::{BackendKind, Runtime};
+use std::io::Write;
 
-/// A runtime handle on the emulator.
+/// A runtime handle on the backend named by `ASCENDCL_BACKEND`. On a real runtime one handle is
+/// kept for the whole process, so that parallel tests never finalise and re-initialise it (CANN
+/// may refuse `aclInit` after `aclFinalize`); the emulator is finalised and re-initialised freely.
 pub fn rt() -> Runtime {
-    Runtime::with_backend(BackendChoice::Emulator).expect("the emulator backend initialises")
+    let r = Runtime::new().unwrap_or_else(|e| panic!("the runtime initialises: {e}"));
+    if !emulator_active() {
+        Runtime::global().expect("a process-wide runtime handle");
+    }
+    r
+}
+
+/// Whether the process's backend is the emulator.
+pub fn emulator_active() -> bool {
+    ascendcl::sys::active().is_some_and(|b| b.kind == BackendKind::Emulator)
+}
+
+/// Prints a skip notice where `cargo test` shows it even for passing tests (straight to the
+/// process's stderr, not through the captured `eprintln!`).
+pub fn skip(test: &str, why: &str) {
+    let _ = writeln!(std::io::stderr(), "skipped: {test}: {why}");
+}
+
+/// `true` on the emulator; elsewhere prints why `test` is skipped and returns `false`.
+pub fn needs_emulator(test: &str, feature: &str) -> bool {
+    if emulator_active() {
+        return true;
+    }
+    let active = ascendcl::sys::active().map_or("no".to_string(), |b| b.kind.to_string());
+    skip(
+        test,
+        &format!("needs the emulator's {feature}; the active backend is {active}"),
+    );
+    false
+}
+
+/// `true` when the backend has at least `n` devices; otherwise prints why `test` is skipped.
+pub fn needs_devices(r: &Runtime, n: u32, test: &str) -> bool {
+    let have = r.device_count().unwrap_or(0);
+    if have >= n {
+        return true;
+    }
+    skip(test, &format!("needs {n} devices; the backend has {have}"));
+    false
 }
 
 /// Asserts that `r` failed with the numeric aclError `code`.
