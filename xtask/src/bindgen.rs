@@ -30,7 +30,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if check {
         self::check(&include)
     } else {
-        generate(&include, &tools::workspace_root().join(GENERATED))
+        generate(&include, &tools::workspace_root().join(GENERATED))?;
+        // The error-name table and the API map are derived from the bindings.
+        crate::codegen::tables(false)
     }
 }
 
@@ -39,7 +41,7 @@ fn generate(include: &Path, out: &Path) -> Result<(), String> {
     tools::step(&format!("generating bindings from {}", include.display()));
     tools::run(
         tools::cargo()
-            .args(["run", "--quiet", "--package", "ascendcl-codegen", "--"])
+            .args(["run", "--package", "ascendcl-codegen", "--", "bindings"])
             .arg(include)
             .arg(out)
             .env("LIBCLANG_PATH", libclang),

@@ -1,6 +1,6 @@
 //! `cargo xtask test` and `cargo xtask ci`: the checks every change must pass.
 
-use crate::{bindgen, emu_root, link_check, tools};
+use crate::{bindgen, codegen, emu_root, link_check, tools};
 
 /// Runs the test suite; `ci` adds the bindings freshness check.
 pub fn run(args: &[String], ci: bool) -> Result<(), String> {
@@ -41,6 +41,7 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
     if ci {
         tools::step("bindings freshness: regenerate from the headers and compare");
         bindgen::check(&tools::headers()?)?;
+        codegen::tables(true)?;
     }
     tools::step("all checks passed");
     Ok(())

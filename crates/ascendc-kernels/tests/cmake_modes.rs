@@ -314,7 +314,21 @@ fn mode_requests_parse() {
 }
 
 #[test]
-fn the_workspace_root_is_found_from_the_crate() {
-    let root = detect::workspace_root(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
-    assert!(root.join("crates/ascendc-kernels").is_dir());
+fn the_workspace_root_is_the_nearest_workspace_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    let member = ws.join("crates/k");
+    std::fs::create_dir_all(member.join("src")).unwrap();
+    std::fs::write(
+        ws.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"crates/k\"]\n",
+    )
+    .unwrap();
+    std::fs::write(member.join("Cargo.toml"), "[package]\nname = \"k\"\n").unwrap();
+    assert_eq!(
+        detect::workspace_root(&member.join("src")),
+        Some(ws.clone())
+    );
+    assert_eq!(detect::workspace_root(&member), Some(ws));
+    assert_eq!(detect::workspace_root(&tmp.path().join("elsewhere")), None);
 }
