@@ -1,16 +1,18 @@
-//! Builds the AscendC kernels with CMake (cpp/CMakeLists.txt) and links them.
+//! Builds the AscendC kernels and links them.
 //!
 //! Mode (`$ASCENDC_KERNELS_MODE`: `auto` by default, `host` or `npu`):
 //! - **NPU**: a CANN install (the one `ascendcl-sys` found, published as `DEP_ACL_RT_ROOT`, else
 //!   `ascendcl_sdk` discovery) whose `ascendc.cmake` is found (`$ASCENDC_CMAKE_DIR`, else under
-//!   the install), and a SoC version (see `detect::detect_soc_version`). The kernels are compiled
-//!   by `ascendc_library()` and launched with `<<<...>>>` from `extern "C"` launchers.
-//! - **Host**: otherwise. The same kernel sources compiled by the host C++ compiler against a
-//!   small compatibility header; the Rust side runs them on an emulated stream.
+//!   the install), and a SoC version (see `detect::detect_soc_version`). CMake
+//!   (cpp/CMakeLists.txt, through the `cmake` crate) compiles the kernels with CANN's
+//!   `ascendc_library()`, and Rust calls them through `extern "C"` launchers that use `<<<...>>>`.
+//!   cmake is `$CMAKE`, else `cmake` on `PATH`.
+//! - **Host**: otherwise. The same kernel sources compiled by the host C++ compiler (the `cc`
+//!   crate; no cmake) against a small compatibility header; the Rust side runs them on an
+//!   emulated stream.
 //!
-//! cmake is `$CMAKE`, else `cmake` on `PATH`, else `<workspace>/target/tools/cmake/data/bin/cmake`
-//! (what `cargo xtask tools` provisions). Every failure prints what was tried or the CMake command
-//! with the tail of its output, and stops the build.
+//! Every failure says what was tried and how to fix it (install cmake or set `CMAKE`, set
+//! `ASCEND_HOME_PATH` or source CANN's `set_env.sh`, set `SOC_VERSION`), and stops the build.
 
 #[path = "build/detect.rs"]
 mod detect;
@@ -92,12 +94,86 @@ fn run() -> Result<(), String> {
         ),
     };
     let mode = if npu.is_some() { Mode::Npu } else { Mode::Host };
+    let (library, cmake) = match &npu {
+        None => (build_host(&cpp, &out_dir)?, None),
+        Some(npu) => {
+            let (library, cmake) = build_npu(&cpp, &out_dir, npu)?;
+            (library, Some(cmake))
+        }
+    };
 
-    let (cmake, cmake_origin) = detect::find_cmake(
-        std::env::var_os("CMAKE"),
-        std::env::var_os("PATH"),
-        workspace.as_deref(),
-    )?;
+    // For the crate (env!) and for dependents' build scripts (DEP_ASCENDC_KERNELS_*).
+    println!("cargo:rustc-env=ASCENDC_KERNELS_BUILT_MODE={}", mode.name());
+    println!(
+        "cargo:rustc-env=ASCENDC_KERNELS_LIBRARY={}",
+        library.display()
+    );
+    let (cmake, cmake_origin) = cmake
+        .map(|(path, origin)| (path.display().to_string(), origin))
+        .unwrap_or_default();
+    println!("cargo:rustc-env=ASCENDC_KERNELS_CMAKE={cmake}");
+    println!("cargo:rustc-env=ASCENDC_KERNELS_CMAKE_ORIGIN={cmake_origin}");
+    println!("cargo:mode={}", mode.name());
+    let (soc, soc_origin, cmake_dir, root) = match &npu {
+        Some(n) => (
+            n.soc.version.clone(),
+            n.soc.origin.clone(),
+            n.cmake_dir.display().to_string(),
+            n.root.display().to_string(),
+        ),
+        None => Default::default(),
+    };
+    println!("cargo:rustc-env=ASCENDC_KERNELS_SOC_VERSION={soc}");
+    println!("cargo:rustc-env=ASCENDC_KERNELS_SOC_ORIGIN={soc_origin}");
+    println!("cargo:rustc-env=ASCENDC_KERNELS_ASCENDC_CMAKE_DIR={cmake_dir}");
+    println!("cargo:rustc-env=ASCENDC_KERNELS_CANN_ROOT={root}");
+    if npu.is_some() {
+        println!("cargo:soc_version={soc}");
+    }
+    Ok(())
+}
+
+/// Host mode: the kernel sources and the host runtime support, compiled by the host C++
+/// compiler through the `cc` crate (which also links the C++ standard library). Returns the
+/// static library built.
+fn build_host(cpp: &Path, out_dir: &Path) -> Result<PathBuf, String> {
+    let mut build = cc::Build::new();
+    build
+        .cpp(true)
+        .std("c++17")
+        // host/ first, so that "kernel_operator.h" is the compatibility header.
+        .include(cpp.join("host"))
+        .define("ASCENDC_KERNELS_HOST", "1")
+        .file(cpp.join("kernels/write_read_value.cpp"))
+        .file(cpp.join("host/host_runtime.cpp"))
+        .warnings(true)
+        .extra_warnings(true)
+        .flag_if_supported("-Werror=format");
+    build.try_compile(Mode::Host.library()).map_err(|e| {
+        format!(
+            "compiling the host kernels ({}) with the C++ compiler failed: {e}\n\
+             Host mode needs a C++17 compiler: install g++ or clang++, or set CXX to one. \
+             The compiler's own output, if it ran, is above.",
+            cpp.join("kernels").display()
+        )
+    })?;
+    Ok(out_dir.join(format!("lib{}.a", Mode::Host.library())))
+}
+
+/// NPU mode: CANN's `ascendc_library()` through CMake (cpp/CMakeLists.txt). Returns the library
+/// built, and the cmake binary used with where it was found.
+fn build_npu(
+    cpp: &Path,
+    out_dir: &Path,
+    npu: &Npu,
+) -> Result<(PathBuf, (PathBuf, &'static str)), String> {
+    let (cmake, cmake_origin) =
+        detect::find_cmake(std::env::var_os("CMAKE"), std::env::var_os("PATH")).map_err(|e| {
+            format!(
+                "NPU mode (CANN at {} with ascendc.cmake) builds the kernels with CMake, but {e}",
+                npu.root.display()
+            )
+        })?;
     let build_type = if env("PROFILE").as_deref() == Some("release") {
         "Release"
     } else {
@@ -108,18 +184,14 @@ fn run() -> Result<(), String> {
         // SAFETY: the build script is single-threaded; nothing reads the environment concurrently.
         unsafe { std::env::set_var("CMAKE", &cmake) };
     }
-    let mut config = cmake::Config::new(&cpp);
+    let mut config = cmake::Config::new(cpp);
     config
         .out_dir(out_dir.join("cmake"))
         .profile(build_type)
-        .build_target(mode.target())
-        .define("KERNELS_MODE", mode.name());
-    if let Some(npu) = &npu {
-        config
-            .define("SOC_VERSION", &npu.soc.version)
-            .define("ASCENDC_CMAKE_DIR", &npu.cmake_dir)
-            .define("ASCEND_CANN_PACKAGE_PATH", &npu.root);
-    }
+        .build_target(Mode::Npu.library())
+        .define("SOC_VERSION", &npu.soc.version)
+        .define("ASCENDC_CMAKE_DIR", &npu.cmake_dir)
+        .define("ASCEND_CANN_PACKAGE_PATH", &npu.root);
     // The cmake crate prints each command (`running: ...`) and lets CMake's output through, then
     // panics on failure; turn that into this script's error report, which names the step.
     // A quiet panic hook keeps the cmake crate's panic message and backtrace out of the report.
@@ -142,45 +214,21 @@ fn run() -> Result<(), String> {
         .map_err(|e| format!("CMake did not write {}: {e}", link_file.display()))?;
     let mut lines = link.lines().map(str::trim).filter(|l| !l.is_empty());
     let archive = PathBuf::from(lines.next().ok_or("ascendc_kernels_link.txt is empty")?);
-    link_archive(&archive, mode)?;
+    link_archive(&archive)?;
     for extra in lines {
         link_interface_library(extra);
     }
-    if let Some(npu) = &npu {
-        println!("cargo:rustc-link-search=native={}", npu.lib_dir.display());
-        if let Some(name) = lib_name(&npu.library) {
-            println!("cargo:rustc-link-lib=dylib={name}");
-        }
-        println!("cargo:rustc-cfg=ascendc_kernels_npu");
+    println!("cargo:rustc-link-search=native={}", npu.lib_dir.display());
+    if let Some(name) = lib_name(&npu.library) {
+        println!("cargo:rustc-link-lib=dylib={name}");
     }
+    println!("cargo:rustc-cfg=ascendc_kernels_npu");
     if env("CARGO_CFG_TARGET_OS").as_deref() == Some("macos") {
         println!("cargo:rustc-link-lib=dylib=c++");
     } else {
         println!("cargo:rustc-link-lib=dylib=stdc++");
     }
-
-    // For the crate (env!) and for dependents' build scripts (DEP_ASCENDC_KERNELS_*).
-    println!("cargo:rustc-env=ASCENDC_KERNELS_BUILT_MODE={}", mode.name());
-    println!("cargo:rustc-env=ASCENDC_KERNELS_CMAKE={}", cmake.display());
-    println!("cargo:rustc-env=ASCENDC_KERNELS_CMAKE_ORIGIN={cmake_origin}");
-    println!("cargo:mode={}", mode.name());
-    let (soc, soc_origin, cmake_dir, root) = match &npu {
-        Some(n) => (
-            n.soc.version.clone(),
-            n.soc.origin.clone(),
-            n.cmake_dir.display().to_string(),
-            n.root.display().to_string(),
-        ),
-        None => Default::default(),
-    };
-    println!("cargo:rustc-env=ASCENDC_KERNELS_SOC_VERSION={soc}");
-    println!("cargo:rustc-env=ASCENDC_KERNELS_SOC_ORIGIN={soc_origin}");
-    println!("cargo:rustc-env=ASCENDC_KERNELS_ASCENDC_CMAKE_DIR={cmake_dir}");
-    println!("cargo:rustc-env=ASCENDC_KERNELS_CANN_ROOT={root}");
-    if npu.is_some() {
-        println!("cargo:soc_version={soc}");
-    }
-    Ok(())
+    Ok((archive, (cmake, cmake_origin)))
 }
 
 /// Finds what NPU mode needs. The outer error says why NPU mode is impossible (no install, no
@@ -198,7 +246,12 @@ fn find_npu_toolchain(workspace: Option<&Path>) -> Result<Result<Npu, String>, S
         _ => {
             let install = ascendcl_sdk::SearchEnv::from_process()
                 .find_install()
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| {
+                    format!(
+                        "{e}\nSet ASCEND_HOME_PATH to the CANN install (or source its set_env.sh, \
+                         which sets it)."
+                    )
+                })?;
             (install.root, install.lib_dir, install.library)
         }
     };
@@ -206,7 +259,8 @@ fn find_npu_toolchain(workspace: Option<&Path>) -> Result<Result<Npu, String>, S
         ascendcl_sdk::ascendc_cmake_dir(&root, env("ASCENDC_CMAKE_DIR").map(PathBuf::from))
             .map_err(|e| {
                 format!(
-                    "the CANN install at {} has no ascendc.cmake: {}",
+                    "the CANN install at {} has no ascendc.cmake: {}\nSet ASCENDC_CMAKE_DIR to \
+                     the directory holding ascendc.cmake, or use a CANN toolkit that ships it.",
                     root.display(),
                     e.to_string().replace("no CANN install found; ", "")
                 )
@@ -240,7 +294,9 @@ fn lib_name(path: &Path) -> Option<String> {
     Some(stem.strip_suffix(".a").unwrap_or(stem).to_string())
 }
 
-fn link_archive(archive: &Path, mode: Mode) -> Result<(), String> {
+/// Links the NPU kernels library. It registers its kernel binaries from static constructors that
+/// nothing references, so every object is kept (`+whole-archive`).
+fn link_archive(archive: &Path) -> Result<(), String> {
     if !archive.is_file() {
         return Err(format!(
             "CMake reported {} as the kernels library, but it does not exist",
@@ -250,13 +306,7 @@ fn link_archive(archive: &Path, mode: Mode) -> Result<(), String> {
     let dir = archive.parent().ok_or("kernels library has no directory")?;
     let name = lib_name(archive).ok_or("kernels library has no usable name")?;
     println!("cargo:rustc-link-search=native={}", dir.display());
-    match mode {
-        // Every object is referenced from Rust.
-        Mode::Host => println!("cargo:rustc-link-lib=static={name}"),
-        // The NPU library registers its kernel binaries from static constructors that nothing
-        // references: keep every object.
-        Mode::Npu => println!("cargo:rustc-link-lib=static:+whole-archive={name}"),
-    }
+    println!("cargo:rustc-link-lib=static:+whole-archive={name}");
     Ok(())
 }
 

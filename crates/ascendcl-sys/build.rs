@@ -28,7 +28,11 @@ fn main() {
             }
         }
         Err(not_found) if link => {
-            panic!("feature `link` needs a CANN install at build time: {not_found}")
+            panic!(
+                "feature `link` needs a CANN install at build time: {not_found}\n\
+                 Set ASCEND_HOME_PATH to the CANN install (or source its set_env.sh), or build \
+                 without the `link` feature to load the runtime library at run time."
+            )
         }
         Err(_) => {}
     }

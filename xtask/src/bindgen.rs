@@ -37,7 +37,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         for (library, dir) in SETS {
             generate(library, &include, &tools::workspace_root().join(dir))?;
         }
-        Ok(())
+        // The error-name table and the API map are derived from the bindings.
+        crate::codegen::tables(false)
     }
 }
 
@@ -49,7 +50,7 @@ fn generate(library: &str, include: &Path, out: &Path) -> Result<(), String> {
     ));
     tools::run(
         tools::cargo()
-            .args(["run", "--quiet", "--package", "ascendcl-codegen", "--"])
+            .args(["run", "--package", "ascendcl-codegen", "--", "bindings"])
             .arg(library)
             .arg(include)
             .arg(out)

@@ -84,12 +84,8 @@ fn detect_all() -> Report {
         install.as_ref().ok().map(|i| i.root.clone()),
     );
     let soc = detect::detect_soc_version(&soc_inputs).map(|s| (s.version, s.origin));
-    let cmake = detect::find_cmake(
-        std::env::var_os("CMAKE"),
-        std::env::var_os("PATH"),
-        Some(&workspace),
-    )
-    .map(|(p, origin)| (p.display().to_string(), origin.to_string()));
+    let cmake = detect::find_cmake_or_provisioned(Some(&workspace))
+        .map(|(p, origin)| (p.display().to_string(), origin.to_string()));
     let request = detect::parse_mode_request(std::env::var(detect::ENV_MODE).ok().as_deref());
     let mode = match request {
         Err(e) => format!("invalid: {e}"),
@@ -104,7 +100,7 @@ fn detect_all() -> Report {
                 "build error: ${}=npu but no CANN install with ascendc.cmake",
                 detect::ENV_MODE
             ),
-            (Err(_), _) => "host (no CANN install with ascendc.cmake; kernels run on the emulator)".to_string(),
+            (Err(_), _) => "host (no CANN install with ascendc.cmake; kernels compiled by the C++ compiler, run on the emulator)".to_string(),
         },
     };
     Report {
@@ -217,7 +213,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     show("runtime library", &r.library);
     show("ASCENDC_CMAKE_DIR", &r.cmake_dir);
     show("SOC_VERSION", &r.soc);
-    show("cmake", &r.cmake);
+    show("cmake (NPU mode)", &r.cmake);
     println!("{:<18} {}", "kernels mode", r.mode);
     Ok(())
 }

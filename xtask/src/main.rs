@@ -4,6 +4,7 @@
 
 mod bench;
 mod bindgen;
+mod codegen;
 mod emu_root;
 mod env;
 mod hccl_link_check;
@@ -24,7 +25,9 @@ cargo xtask <command> [args]
   bindgen [--include DIR] [--check]
                        regenerate the bindings of ascendcl-sys and hccl-sys (src/generated) from
                        the torch-npu wheel's headers (or an installed CANN's include DIR);
-                       --check only diffs
+                       then the codegen tables; --check only diffs the bindings
+  codegen [--check]    regenerate what derives from the bindings: ascendcl's error-name table
+                       and docs/api-map.md (from xtask/codegen/api-map*.tsv); --check only diffs
   sample <name> [-- ARGS] | sample --list
                        build and run a sample as its run.sh does, and check its verdict
   env [--export]       what was detected: CANN root, include and lib dirs, SOC_VERSION,
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         "test" => test::run(rest, false),
         "ci" => test::run(rest, true),
         "bindgen" => bindgen::run(rest),
+        "codegen" => codegen::run(rest),
         "sample" => sample::run(rest),
         "env" => env::run(rest),
         "emu-root" => emu_root::run(rest),

@@ -1,4 +1,4 @@
-//! What the kernels build needs to find, and how it runs CMake.
+//! What the kernels build needs to find (mode, cmake, SoC), and how a CMake step is run.
 //!
 //! One file, included with `#[path]` by the build script, by the crate's CMake tests and by
 //! `cargo xtask env`, so that all three give the same answer. Only `std` is used.
@@ -16,7 +16,8 @@ pub const ENV_MODE: &str = "ASCENDC_KERNELS_MODE";
 /// How many lines of CMake output a failure report keeps.
 pub const TAIL_LINES: usize = 40;
 
-/// The cmake binary under a workspace, as `cargo xtask tools` provisions it.
+/// The cmake binary under a workspace, where this repository's `cargo xtask tools` provisions it.
+/// Only the crate's own tests and the xtask look there; the build script does not.
 pub fn provisioned_cmake(workspace_root: &Path) -> PathBuf {
     workspace_root.join("target/tools/cmake/data/bin/cmake")
 }
@@ -32,44 +33,72 @@ pub fn workspace_root(start: &Path) -> Option<PathBuf> {
     })
 }
 
-/// Finds cmake: `$CMAKE`, else `cmake` on `PATH`, else the binary `cargo xtask tools` provisions
-/// under the workspace. `path` is the value of `PATH`.
+/// Finds cmake for an NPU build: `$CMAKE`, else `cmake` on `PATH` (`path` is the value of
+/// `PATH`). The error says what was tried and how to provide one.
 pub fn find_cmake(
     cmake_env: Option<OsString>,
     path: Option<OsString>,
-    workspace_root: Option<&Path>,
 ) -> Result<(PathBuf, &'static str), String> {
-    let mut tried = Vec::new();
-    if let Some(cmake) = cmake_env.filter(|v| !v.is_empty()) {
-        let cmake = PathBuf::from(cmake);
-        if cmake.is_file() {
-            return Ok((cmake, "$CMAKE"));
+    let tried = match cmake_env.filter(|v| !v.is_empty()) {
+        Some(cmake) => {
+            let cmake = PathBuf::from(cmake);
+            if cmake.is_file() {
+                return Ok((cmake, "$CMAKE"));
+            }
+            format!("$CMAKE = {} (no such file)", cmake.display())
         }
-        tried.push(format!("$CMAKE = {} (no such file)", cmake.display()));
-    } else {
-        tried.push("$CMAKE (not set)".to_string());
-    }
+        None => "$CMAKE (not set)".to_string(),
+    };
     if let Some(found) = path.and_then(|path| {
         std::env::split_paths(&path)
-            .map(|dir| dir.join("cmake"))
+            .map(|dir| dir.join(CMAKE_EXE))
             .find(|p| p.is_file())
     }) {
         return Ok((found, "PATH"));
     }
-    tried.push("cmake on PATH (none)".to_string());
-    if let Some(root) = workspace_root {
-        let p = provisioned_cmake(root);
-        if p.is_file() {
-            return Ok((p, "target/tools"));
-        }
-        tried.push(format!("{} (not provisioned)", p.display()));
-    }
     Err(format!(
-        "cmake not found; tried {}.\nRun `cargo xtask tools` (installs cmake into target/tools) or install \
-         cmake 3.16 or later, or set CMAKE to the cmake binary.",
-        tried.join(", ")
+        "cmake was not found; tried {tried}, cmake on PATH (none).\n\
+         Install cmake 3.16 or later (a package manager's `cmake`, or `pip install cmake`), \
+         or set CMAKE to the cmake binary."
     ))
 }
+
+/// [`find_cmake`], else the binary `cargo xtask tools` provisions under `workspace_root`: what
+/// the crate's CMake tests and `cargo xtask env` use.
+pub fn find_cmake_or_provisioned(
+    workspace_root: Option<&Path>,
+) -> Result<(PathBuf, &'static str), String> {
+    find_cmake(std::env::var_os("CMAKE"), std::env::var_os("PATH")).or_else(|e| {
+        workspace_root
+            .map(provisioned_cmake)
+            .filter(|p| p.is_file())
+            .map(|p| (p, "target/tools"))
+            .ok_or(e)
+    })
+}
+
+/// Environment variable that makes the crate's CMake tests fail, instead of passing with a note,
+/// when no cmake is found (`cargo xtask test` sets it after provisioning cmake).
+pub const ENV_REQUIRE_CMAKE: &str = "ASCENDC_KERNELS_REQUIRE_CMAKE";
+
+/// The cmake the crate's tests run: [`find_cmake_or_provisioned`] from this crate's workspace.
+/// When there is none, `None` with a note on stderr, or a panic when [`ENV_REQUIRE_CMAKE`] is
+/// set.
+pub fn cmake_for_tests(manifest_dir: &Path) -> Option<PathBuf> {
+    match find_cmake_or_provisioned(workspace_root(manifest_dir).as_deref()) {
+        Ok((cmake, _)) => Some(cmake),
+        Err(e) if std::env::var_os(ENV_REQUIRE_CMAKE).is_some() => {
+            panic!("{ENV_REQUIRE_CMAKE} is set, but {e}")
+        }
+        Err(e) => {
+            eprintln!("not run: this test runs cmake, and {e}");
+            None
+        }
+    }
+}
+
+/// The name of the cmake executable.
+const CMAKE_EXE: &str = if cfg!(windows) { "cmake.exe" } else { "cmake" };
 
 /// A CMake step that failed: the command line, how it ended, and the tail of its output.
 #[derive(Debug)]
@@ -316,14 +345,14 @@ pub fn detect_soc_version(inputs: &SocInputs) -> Result<Soc, String> {
 /// The build mode of the kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// Compiled for the host CPU, run on the emulator.
+    /// Compiled for the host CPU by the C++ compiler, run on the emulator.
     Host,
     /// Compiled by CANN's `ascendc_library()` for an NPU.
     Npu,
 }
 
 impl Mode {
-    /// The name CMake and the crate use: `host` or `npu`.
+    /// The name the build script and the crate use: `host` or `npu`.
     pub fn name(self) -> &'static str {
         match self {
             Mode::Host => "host",
@@ -331,8 +360,9 @@ impl Mode {
         }
     }
 
-    /// The CMake target that builds the kernels library in this mode.
-    pub fn target(self) -> &'static str {
+    /// The static library that holds the kernels in this mode (in NPU mode, the CMake target
+    /// that `ascendc_library()` defines).
+    pub fn library(self) -> &'static str {
         match self {
             Mode::Host => "ascendc_kernels_host",
             Mode::Npu => "ascendc_kernels_npu",

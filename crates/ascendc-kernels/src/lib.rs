@@ -1,5 +1,5 @@
 //! The AscendC kernels of the CANN runtime's memory samples, `DeviceWrite` and `DeviceRead`,
-//! built with CMake and callable from safe Rust.
+//! built for the NPU with CMake or for the host with the C++ compiler, and callable from safe Rust.
 //!
 //! | kernel (cpp/kernels/write_read_value.cpp) | what it does | Rust |
 //! |---|---|---|
@@ -22,8 +22,9 @@
 //!   device memory is host memory.
 //!
 //! Either way a launch is ordered with the stream's other work, and the kernels' `printf` lines
-//! reach stdout in order with the program's own output: the host build flushes C's stdout after
-//! every line, and the launch flushes Rust's stdout first.
+//! reach stdout in order with the program's own output: the host build writes each line through
+//! Rust's `print!` (so tests capture it like any other output), and a launch flushes Rust's
+//! stdout first.
 //!
 //! # Launches borrow like asynchronous copies
 //!
@@ -123,8 +124,9 @@ pub struct BuildInfo {
     pub ascendc_cmake_dir: Option<&'static str>,
     /// The CANN install root (NPU mode).
     pub cann_root: Option<&'static str>,
-    /// The cmake binary that built the kernels.
-    pub cmake: &'static str,
+    /// The cmake binary that built the kernels (NPU mode; host mode compiles them with the C++
+    /// compiler directly).
+    pub cmake: Option<&'static str>,
 }
 
 const fn non_empty(s: &'static str) -> Option<&'static str> {
@@ -139,7 +141,7 @@ pub const fn build_info() -> BuildInfo {
         soc_origin: non_empty(env!("ASCENDC_KERNELS_SOC_ORIGIN")),
         ascendc_cmake_dir: non_empty(env!("ASCENDC_KERNELS_ASCENDC_CMAKE_DIR")),
         cann_root: non_empty(env!("ASCENDC_KERNELS_CANN_ROOT")),
-        cmake: env!("ASCENDC_KERNELS_CMAKE"),
+        cmake: non_empty(env!("ASCENDC_KERNELS_CMAKE")),
     }
 }
 
@@ -500,6 +502,24 @@ mod imp {
         fn DeviceRead(dev_ptr: *mut i32);
     }
 
+    /// Writes one line that a host kernel's `AscendC::printf` formatted (host_runtime.cpp) with
+    /// `print!`: ordered with the program's own output, and captured by the test harness like
+    /// any other output of the test's threads.
+    #[unsafe(no_mangle)]
+    extern "C" fn ascendc_kernels_host_write(data: *const u8, len: usize) {
+        if data.is_null() {
+            return;
+        }
+        // SAFETY: host_runtime.cpp passes a buffer of `len` initialised bytes that it owns for
+        // the duration of the call.
+        let bytes = unsafe { std::slice::from_raw_parts(data, len) };
+        // `print!` panics when stdout is gone; a kernel line is not worth unwinding into C.
+        let _ = std::panic::catch_unwind(|| {
+            print!("{}", String::from_utf8_lossy(bytes));
+            let _ = std::io::Write::flush(&mut std::io::stdout());
+        });
+    }
+
     /// A device address moved into the host function (raw pointers are not `Send`).
     #[derive(Clone, Copy)]
     struct Addr(usize);
@@ -605,3 +625,8 @@ mod imp {
         Ok(())
     }
 }
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

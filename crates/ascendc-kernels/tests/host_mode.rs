@@ -24,7 +24,76 @@ fn the_build_reports_host_mode() {
     } else {
         assert!(info.soc_version.is_some() && info.ascendc_cmake_dir.is_some());
     }
-    assert!(!info.cmake.is_empty());
+    // Host kernels are compiled by the C++ compiler; only NPU kernels need cmake.
+    assert_eq!(info.cmake.is_some(), info.mode == Mode::Npu);
+}
+
+#[test]
+fn the_host_library_holds_the_kernels_and_no_npu_launchers() {
+    if ascendc_kernels::mode() != Mode::Host {
+        eprintln!("skipped: kernels were built in NPU mode");
+        return;
+    }
+    let library = env!("ASCENDC_KERNELS_LIBRARY");
+    let bytes = std::fs::read(library).unwrap_or_else(|e| panic!("{library}: {e}"));
+    let has = |symbol: &str| bytes.windows(symbol.len()).any(|w| w == symbol.as_bytes());
+    for symbol in [
+        "DeviceWrite",
+        "DeviceRead",
+        "ascendc_kernels_host_set_block",
+        "ascendc_kernels_host_write",
+    ] {
+        assert!(has(symbol), "{symbol} missing from {library}");
+    }
+    assert!(
+        !has("ascendc_kernels_launch_D"),
+        "the host library contains the NPU launchers"
+    );
+}
+
+/// The kernels' `printf` lines go through the test harness's capture: a test's output shows
+/// them only when asked (`--nocapture`), and they are whole lines in launch order.
+#[test]
+fn kernel_output_is_captured_unless_asked() {
+    if ascendc_kernels::mode() != Mode::Host
+        || std::env::var_os("ASCENDC_KERNELS_INNER_TEST").is_some()
+    {
+        return;
+    }
+    let run = |extra: &[&str]| {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "every_block_writes_its_own_element",
+                "--test-threads=1",
+            ])
+            .args(extra)
+            .env("ASCENDC_KERNELS_INNER_TEST", "1")
+            .env_remove("ASCENDCL_EMU_FAULTS")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{stdout}");
+        stdout
+    };
+    let quiet = run(&[]);
+    assert!(quiet.contains("1 passed"), "{quiet}");
+    assert!(!quiet.contains("data:"), "kernel output leaked:\n{quiet}");
+    let shown = run(&["--nocapture"]);
+    // The harness prints `test NAME ... ` before the test's first line of output.
+    let lines: Vec<&str> = shown
+        .lines()
+        .filter_map(|l| {
+            let at = l
+                .find("Source data")
+                .or_else(|| l.find("Destination data"))?;
+            Some(&l[at..])
+        })
+        .collect();
+    let mut expected = vec!["Source data: 42"; 5];
+    expected.extend(["Destination data: 42"; 5]);
+    expected.extend(["Destination data: -1"; 3]);
+    assert_eq!(lines, expected, "{shown}");
 }
 
 #[test]

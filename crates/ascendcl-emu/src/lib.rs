@@ -187,3 +187,8 @@ pub fn device_leak_report(device: i32) -> LeakReport {
 pub fn device_refs(device: i32) -> u64 {
     state::device_refs(device)
 }
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -490,3 +490,8 @@ impl fmt::Display for NotFound {
 }
 
 impl std::error::Error for NotFound {}
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -14,6 +14,55 @@
 //! [`take_missing_symbol`], so callers can report which function was missing.
 //!
 //! Nothing here calls into CANN on its own, and the crate builds where no CANN is installed.
+//!
+//! # Example: raw use
+//!
+//! Init, set a device, allocate device memory, copy to it and back, free — on the host emulator
+//! (crate `ascendcl-emu`), or with `ASCENDCL_BACKEND=cann` on the CANN runtime library that
+//! [`load_cann`] finds.
+//!
+//! ```
+//! use ascendcl_sys as sys;
+//! use std::ffi::c_void;
+//!
+//! fn ok(code: sys::aclError) -> Result<(), String> {
+//!     if code == sys::ACL_SUCCESS {
+//!         Ok(())
+//!     } else {
+//!         Err(format!("aclError {code}"))
+//!     }
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let backend = match std::env::var("ASCENDCL_BACKEND").as_deref() {
+//!     Ok("cann") => sys::load_cann()?,  // libacl_rt.so (or libascendcl.so) of the install
+//!     _ => ascendcl_emu::backend(),     // the runtime emulated on the host CPU
+//! };
+//! sys::install(backend).map_err(|_| "a backend is already installed")?;
+//! let api = sys::api();
+//!
+//! let data: Vec<u32> = (0..1024).collect();
+//! let bytes = std::mem::size_of_val(data.as_slice());
+//! let mut back = vec![0u32; data.len()];
+//! // SAFETY: each call gets valid arguments: null for the default configuration, device 0, an
+//! // out-pointer for the allocation, and host buffers of `bytes` bytes on each side of a copy.
+//! unsafe {
+//!     ok((api.aclInit)(std::ptr::null()))?;
+//!     ok((api.aclrtSetDevice)(0))?;
+//!     let mut dev: *mut c_void = std::ptr::null_mut();
+//!     ok((api.aclrtMalloc)(&mut dev, bytes, sys::ACL_MEM_MALLOC_HUGE_FIRST))?;
+//!     let src = data.as_ptr().cast();
+//!     ok((api.aclrtMemcpy)(dev, bytes, src, bytes, sys::ACL_MEMCPY_HOST_TO_DEVICE))?;
+//!     let dst = back.as_mut_ptr().cast();
+//!     ok((api.aclrtMemcpy)(dst, bytes, dev, bytes, sys::ACL_MEMCPY_DEVICE_TO_HOST))?;
+//!     ok((api.aclrtFree)(dev))?;
+//!     ok((api.aclrtResetDevice)(0))?;
+//!     ok((api.aclFinalize)())?;
+//! }
+//! assert_eq!(back, data);
+//! # Ok(())
+//! # }
+//! ```
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 #![warn(missing_docs)]
 
@@ -42,3 +91,8 @@ pub use table::{AclApi, Unavailable, take_missing_symbol};
 
 /// `ACL_ERROR_RT_FEATURE_NOT_SUPPORT`: what a missing symbol's stub returns.
 pub const FEATURE_NOT_SUPPORT: aclError = ACL_ERROR_RT_FEATURE_NOT_SUPPORT as aclError;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

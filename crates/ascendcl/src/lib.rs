@@ -199,3 +199,8 @@ pub use stream::{FailureMode, Stream, StreamFlags, StreamStatus};
 
 /// The raw bindings this crate is built on, for FFI with [`Stream::as_raw`] and friends.
 pub use ascendcl_sys as sys;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

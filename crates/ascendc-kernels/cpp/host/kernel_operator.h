@@ -4,8 +4,9 @@
 // - The address-space and function qualifiers expand to nothing.
 // - `block_idx` / `block_num` are thread-local: the launcher (host_runtime.cpp) sets them before
 //   each call, so every emulated block sees its own index, as every AI core does on the NPU.
-// - `AscendC::printf` writes to the C stdout and flushes at once, so kernel lines interleave in
-//   order with the Rust program's own output even when stdout is a pipe.
+// - `AscendC::printf` formats its line and hands it to the Rust crate, which writes it to stdout
+//   with `print!`: kernel lines interleave in order with the program's own output, and tests
+//   capture them like any other output (`cargo test -- --nocapture` shows them).
 #ifndef ASCENDC_KERNELS_HOST_KERNEL_OPERATOR_H
 #define ASCENDC_KERNELS_HOST_KERNEL_OPERATOR_H
 
@@ -32,7 +33,7 @@ inline int64_t GetBlockIdx() { return block_idx; }
 // Number of blocks of the current launch.
 inline int64_t GetBlockNum() { return block_num; }
 
-// Device printf: formats to stdout and flushes.
+// Device printf: formats one line and writes it through the Rust side's stdout.
 void printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace AscendC
