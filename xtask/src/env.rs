@@ -22,6 +22,7 @@ struct Report {
     include: Found,
     lib_dir: Found,
     library: Found,
+    hccl: Found,
     cmake_dir: Found,
     soc: Found,
     cmake: Found,
@@ -90,6 +91,14 @@ fn detect_all() -> Report {
         Some(&workspace),
     )
     .map(|(p, origin)| (p.display().to_string(), origin.to_string()));
+    let hccl = env
+        .find_hccl()
+        .map(|i| (i.library.display().to_string(), i.origin))
+        .map_err(|e| match (&install, &env.hccl_lib) {
+            // Same roots as the runtime's: do not list them twice.
+            (Err(_), None) => "no CANN install (see CANN root)".to_string(),
+            _ => e.to_string(),
+        });
     let request = detect::parse_mode_request(std::env::var(detect::ENV_MODE).ok().as_deref());
     let mode = match request {
         Err(e) => format!("invalid: {e}"),
@@ -113,6 +122,7 @@ fn detect_all() -> Report {
         include,
         lib_dir,
         library,
+        hccl,
         cmake_dir,
         soc,
         cmake,
@@ -208,6 +218,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     show("include dir", &r.include);
     show("lib dir", &r.lib_dir);
     show("runtime library", &r.library);
+    show("HCCL library", &r.hccl);
     show("ASCENDC_CMAKE_DIR", &r.cmake_dir);
     show("SOC_VERSION", &r.soc);
     show("cmake", &r.cmake);
