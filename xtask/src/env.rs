@@ -22,6 +22,7 @@ struct Report {
     include: Found,
     lib_dir: Found,
     library: Found,
+    hccl: Found,
     cmake_dir: Found,
     soc: Found,
     cmake: Found,
@@ -86,6 +87,14 @@ fn detect_all() -> Report {
     let soc = detect::detect_soc_version(&soc_inputs).map(|s| (s.version, s.origin));
     let cmake = detect::find_cmake_or_provisioned(Some(&workspace))
         .map(|(p, origin)| (p.display().to_string(), origin.to_string()));
+    let hccl = env
+        .find_hccl()
+        .map(|i| (i.library.display().to_string(), i.origin))
+        .map_err(|e| match (&install, &env.hccl_lib) {
+            // Same roots as the runtime's: do not list them twice.
+            (Err(_), None) => "no CANN install (see CANN root)".to_string(),
+            _ => e.to_string(),
+        });
     let request = detect::parse_mode_request(std::env::var(detect::ENV_MODE).ok().as_deref());
     let mode = match request {
         Err(e) => format!("invalid: {e}"),
@@ -109,6 +118,7 @@ fn detect_all() -> Report {
         include,
         lib_dir,
         library,
+        hccl,
         cmake_dir,
         soc,
         cmake,
@@ -211,6 +221,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     show("include dir", &r.include);
     show("lib dir", &r.lib_dir);
     show("runtime library", &r.library);
+    show("HCCL library", &r.hccl);
     show("ASCENDC_CMAKE_DIR", &r.cmake_dir);
     show("SOC_VERSION", &r.soc);
     show("cmake (NPU mode)", &r.cmake);

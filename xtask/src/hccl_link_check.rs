@@ -1,7 +1,8 @@
 //! The `link` feature of hccl-sys, end to end: `hccl-sys`'s `linked` test built against a
 //! `libhccl.so` assembled here in a CANN-shaped root — its loader-test fixture (a few functions
 //! with real behaviour) plus a stub returning `HCCL_E_NOT_SUPPORT` for every other function of
-//! `hccl.h`. The build script finds it through `HCCL_LIB`.
+//! `hccl.h`. The build script finds it through `HCCL_LIB`. The same run compares
+//! `comm_config_init` with the header's inline `HcclCommConfigInit`, compiled as C++.
 
 use crate::link_check::generated_functions;
 use crate::tools;
@@ -50,6 +51,21 @@ pub fn run() -> Result<(), String> {
             .arg(&fixture)
             .arg(&rest),
     )?;
+    // The header's inline HcclCommConfigInit, compiled from the real hccl.h, for header_abi.rs.
+    let headers = tools::headers()?;
+    let config_init = root.join("config_init");
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    tools::run(
+        Command::new(&cxx)
+            .arg("-std=c++14")
+            .arg("-I")
+            .arg(&headers)
+            .arg("-o")
+            .arg(&config_init)
+            .arg(workspace.join("crates/hccl-sys/tests/fixture/config_init.cpp")),
+    )?;
+    let dump = root.join("config_init.bin");
+    tools::run(Command::new(&config_init).arg(&dump))?;
     tools::run(
         tools::cargo()
             .args([
@@ -60,7 +76,10 @@ pub fn run() -> Result<(), String> {
                 "link",
                 "--test",
                 "linked",
+                "--test",
+                "header_abi",
             ])
+            .env("HCCL_CONFIG_INIT_DUMP", &dump)
             // Not ascendcl-sys's link-check dir: its RUSTFLAGS differ, and each would rebuild the other.
             .env(
                 "CARGO_TARGET_DIR",
