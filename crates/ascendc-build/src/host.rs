@@ -76,9 +76,8 @@ pub(crate) fn build(
     if let Some(h) = cfg.env_or(&cfg.host, "HOST") {
         cc.host(&h);
     }
-    if let Some(o) = cfg.env_or(&cfg.opt_level, "OPT_LEVEL") {
-        cc.opt_level_str(&o);
-    }
+    // Host kernels are the emulated device: optimised even in a debug build, unless asked.
+    cc.opt_level_str(cfg.opt_level.as_deref().unwrap_or("2"));
     for dir in &cfg.includes {
         cc.include(dir);
     }

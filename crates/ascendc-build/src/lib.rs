@@ -36,9 +36,11 @@
 //!
 //! # Generated launchers
 //!
-//! For every `__global__` function at file scope the build writes, into `OUT_DIR`, a
-//! [`Kernel`-descriptor](#the-generated-module) and — when every parameter has a Rust type — a
-//! typed launcher taking a `&ascendcl::Scope`, the block count and one argument per parameter:
+//! For every `__global__` function at file scope the build writes, into
+//! `OUT_DIR/ascendc-build/<lib>.rs`, a descriptor `static <NAME>: Kernel` (with a launch
+//! builder: `NAME.launch(scope, blocks).input(..).output(..).scalar(..).run()`) and — when
+//! every parameter has a Rust type — a typed launcher taking a `&ascendcl::Scope`, the block
+//! count and one argument per parameter:
 //!
 //! | C++ parameter | Rust argument |
 //! |---|---|
@@ -47,7 +49,7 @@
 //! | `GM_ADDR`, `__gm__ void*`, pointer to an unknown type | as above, any element type |
 //! | `float`, `int32_t`, `uint32_t`, ... | `f32`, `i32`, `u32`, ... |
 //! | `half`, `bfloat16_t` | `u16` (the bits) |
-//! | anything else (a struct by value) | no typed launcher: `KERNEL.launch(scope, blocks)` with `.value(...)` |
+//! | anything else (a struct by value) | no typed launcher: the builder's `unsafe fn value(bytes)` |
 //!
 //! Launches go through the scope, so the buffers stay borrowed until the stream has run the
 //! kernel; an element type that does not match does not compile; a buffer of another device
@@ -255,7 +257,8 @@ impl Build {
         self
     }
 
-    /// The optimisation level (default `$OPT_LEVEL`), for use outside a build script.
+    /// The optimisation level of host kernels (default `2`, whatever the profile: they stand in
+    /// for the device); in NPU mode, passed to CMake as `OPT_LEVEL`.
     pub fn opt_level(&mut self, level: &str) -> &mut Self {
         self.opt_level = Some(level.to_string());
         self
@@ -323,6 +326,7 @@ impl Build {
         for dir in &self.includes {
             self.metadata(&format!("rerun-if-changed={}", dir.display()));
         }
+        self.metadata(&format!("rerun-if-changed={}", include_dir().display()));
 
         // Read and scan every source.
         let cwd = std::env::current_dir().unwrap_or_default();
@@ -337,6 +341,10 @@ impl Build {
                 ))
             })?;
             self.metadata(&format!("rerun-if-changed={}", path.display()));
+            // Headers next to the source (included with "...") are not followed one by one.
+            if let Some(dir) = path.parent() {
+                self.metadata(&format!("rerun-if-changed={}", dir.display()));
+            }
             let scan = parse::scan(&text);
             sources.push(host::Source {
                 shown: file.clone(),
