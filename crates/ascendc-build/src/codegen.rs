@@ -181,6 +181,7 @@ pub fn rust_module(
         "#[allow(dead_code, unused_imports, unreachable_pub, missing_docs, missing_debug_implementations, \
          clippy::all, clippy::pedantic)]\n\
          #[doc(hidden)]\npub mod __ascendc_rt {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{rt_file}\"));\n}}\n\n\
+         #[allow(unused_imports)]\n\
          pub use self::__ascendc_rt::{{Kernel, KernelError, Launch, Mode, kernel_failure}};\n\n\
          /// How the kernels of this library were built.\n\
          pub const MODE: Mode = Mode::{variant};\n",
@@ -299,7 +300,7 @@ fn rust_kernel(out: &mut String, prefix: &str, mode: Mode, located: &Located<'_>
          #[allow(non_snake_case)]\n\
          fn {name}_sizes() -> &'static [u32] {{\n    \
          // SAFETY: a constant array defined by the kernels library, never written.\n    \
-         unsafe {{ &*(&raw const {prefix}__{name}__sizes) }}\n}}\n\n",
+         unsafe {{ &{prefix}__{name}__sizes }}\n}}\n\n",
         signature = signature.replace('"', "'"),
     );
     let typed = k.params.iter().all(|p| p.kind != ParamKind::Other);
