@@ -82,12 +82,16 @@ fn path_without_cmake() -> std::ffi::OsString {
 }
 
 fn cargo(args: &[&str]) -> Output {
+    cargo_in(&fixture().target, args, &[])
+}
+
+fn cargo_in(target: &Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Output {
     let f = fixture();
     let mut cmd = Command::new(env!("CARGO"));
     cmd.args(args)
         .arg("--offline")
         .current_dir(&f.dir)
-        .env("CARGO_TARGET_DIR", &f.target)
+        .env("CARGO_TARGET_DIR", target)
         .env("PATH", path_without_cmake());
     for var in [
         "CMAKE",
@@ -101,6 +105,9 @@ fn cargo(args: &[&str]) -> Output {
         "RUSTFLAGS",
     ] {
         cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
     }
     cmd.output().expect("cargo runs")
 }
@@ -258,4 +265,64 @@ fn touching_a_launched_buffer_inside_the_scope_does_not_compile() {
         err.contains("cannot borrow `*z` as mutable more than once"),
         "{err}"
     );
+}
+
+/// A stand-in `ascendc.cmake` whose `ascendc_library()` builds a stub library.
+const STUB_ASCENDC_CMAKE: &str = r#"function(ascendc_library target type)
+  file(WRITE "${CMAKE_BINARY_DIR}/stub.cpp" "extern \"C\" int stub() { return 0; }\n")
+  add_library(${target} ${type} "${CMAKE_BINARY_DIR}/stub.cpp")
+endfunction()
+"#;
+
+/// cmake for the NPU-mode check: `$CMAKE`, else the one `cargo xtask tools` provisions.
+fn cmake() -> PathBuf {
+    if let Some(c) = std::env::var_os("CMAKE").filter(|c| !c.is_empty()) {
+        return c.into();
+    }
+    let provisioned = repo_crates().join("../target/tools/cmake/data/bin/cmake");
+    assert!(
+        provisioned.is_file(),
+        "this test needs cmake: set CMAKE or run `cargo xtask tools`"
+    );
+    provisioned
+}
+
+#[test]
+fn npu_mode_launchers_type_check_against_a_stand_in_install() {
+    build();
+    // A CANN install whose ascendc.cmake builds a stub library: enough for `cargo check`, which
+    // compiles the generated NPU-mode module and the crate's uses of it without linking.
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let root = scratch.join("ascendc-build-fake-cann");
+    let arch = if cfg!(target_arch = "aarch64") {
+        "aarch64"
+    } else {
+        "x86_64"
+    };
+    let cmake_dir = root.join(format!("{arch}-linux/tikcpp/ascendc_kernel_cmake"));
+    std::fs::create_dir_all(&cmake_dir).unwrap();
+    std::fs::create_dir_all(root.join("lib64")).unwrap();
+    std::fs::write(root.join("lib64/libacl_rt.so"), "").unwrap();
+    std::fs::write(cmake_dir.join("ascendc.cmake"), STUB_ASCENDC_CMAKE).unwrap();
+    let cmake = cmake();
+    let out = cargo_in(
+        &scratch.join("ascendc-build-user-npu-target"),
+        &["check", "--bins", "--lib"],
+        &[
+            ("ASCEND_HOME_PATH", root.as_os_str()),
+            ("SOC_VERSION", "Ascend910B2".as_ref()),
+            ("CMAKE", cmake.as_os_str()),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let generated = std::fs::read_dir(scratch.join("ascendc-build-user-npu-target/debug/build"))
+        .unwrap()
+        .filter_map(|e| {
+            std::fs::read_to_string(e.ok()?.path().join("out/ascendc-build/kernels.rs")).ok()
+        })
+        .next()
+        .expect("the generated module");
+    assert!(generated.contains("pub const MODE: Mode = Mode::Npu;"));
+    assert!(generated.contains("__axpy__npu(blocks: u32"));
 }

@@ -307,11 +307,19 @@ inline int run_blocks(const char* kernel, uint32_t block_dim, const std::functio
     return 1;
 }
 
-// A launch of a typed Rust launcher.
-inline int run_launch(const ascendc_host_launch& l, char* message, size_t capacity)
+// A launch of a typed Rust launcher. Called from Rust: nothing may unwind out of it.
+inline int run_launch(const ascendc_host_launch& l, char* message, size_t capacity) noexcept
 {
-    return run_blocks(l.kernel, l.block_dim, [&] { l.entry(l.args); }, l.regions, l.region_count,
-                      l.check_regions != 0, message, capacity);
+    try {
+        return run_blocks(l.kernel, l.block_dim, [&] { l.entry(l.args); }, l.regions,
+                          l.region_count, l.check_regions != 0, message, capacity);
+    } catch (...) {
+        // Only the runner's own bookkeeping can get here (out of memory, no thread).
+        if (message != nullptr && capacity > 0) {
+            std::snprintf(message, capacity, "the host block runner failed (out of memory?)");
+        }
+        return 1;
+    }
 }
 
 // The value of a kernel argument from its bytes.
@@ -340,10 +348,16 @@ inline void run_raw(RawJob& job)
     }
 }
 
-inline void raw_trampoline(void* p)
+// Called by the runtime's stream thread: nothing may unwind out of it.
+inline void raw_trampoline(void* p) noexcept
 {
     RawJob* job = static_cast<RawJob*>(p);
-    run_raw(*job);
+    try {
+        run_raw(*job);
+    } catch (...) {
+        std::fprintf(stderr, "ascendc host: kernel %s: the host block runner failed\n",
+                     job->kernel.c_str());
+    }
     delete job;
 }
 
