@@ -83,6 +83,7 @@ pub(crate) fn build(
     }
     // `#include "..."` of a rewritten source still finds the files next to the original.
     let mut quote_dirs: Vec<&Path> = sources.iter().filter_map(|s| s.path.parent()).collect();
+    quote_dirs.sort();
     quote_dirs.dedup();
     for d in quote_dirs {
         cc.flag("-iquote").flag(d.as_os_str());
