@@ -144,6 +144,15 @@ fn rust_ident(name: &str) -> String {
     }
 }
 
+/// The Rust name of a kernel's launcher: the kernel's name, raw when it is a Rust keyword.
+fn fn_name(name: &str) -> String {
+    match name {
+        "self" | "Self" | "super" | "crate" => format!("{name}_"),
+        _ if RUST_KEYWORDS.contains(&name) => format!("r#{name}"),
+        _ => name.to_string(),
+    }
+}
+
 fn param_name(kernel: &Kernel, i: usize) -> String {
     kernel.params[i]
         .name
@@ -370,8 +379,9 @@ fn rust_kernel(out: &mut String, prefix: &str, mode: Mode, located: &Located<'_>
          /// The buffers stay borrowed until the scope has waited for the stream. A failure of the\n\
          /// kernel itself is reported when the scope ends.\n///\n{doc_params}\
          #[allow(clippy::too_many_arguments, non_snake_case)]\n\
-         pub fn {name}<'scope, 'env>(\n    scope: &__ascendc_rt::Scope<'scope, 'env>,\n    blocks: u32,{fn_params}\n) -> ::core::result::Result<(), KernelError> {{\n    \
-         {upper}\n        .launch(scope, blocks){chain}\n        .run()\n}}\n\n"
+         pub fn {fn_name}<'scope, 'env>(\n    scope: &__ascendc_rt::Scope<'scope, 'env>,\n    blocks: u32,{fn_params}\n) -> ::core::result::Result<(), KernelError> {{\n    \
+         {upper}\n        .launch(scope, blocks){chain}\n        .run()\n}}\n\n",
+        fn_name = fn_name(name)
     );
 }
 
@@ -383,6 +393,13 @@ mod tests {
     const SRC: &str = "extern \"C\" __global__ __aicore__ void vadd(__gm__ const float* x, GM_ADDR z, \
                        uint32_t n, half a) {}\n\
                        extern \"C\" __global__ __aicore__ void tiled(GM_ADDR x, Tiling t) {}\n";
+
+    #[test]
+    fn launcher_names_of_rust_keywords() {
+        assert_eq!(fn_name("add"), "add");
+        assert_eq!(fn_name("type"), "r#type");
+        assert_eq!(fn_name("self"), "self_");
+    }
 
     #[test]
     fn symbol_prefix_is_a_c_identifier() {

@@ -8,7 +8,7 @@
 //!     .compile("vector_add");
 //! ```
 //!
-//! ```ignore
+//! ```text
 //! // src/lib.rs
 //! mod kernels {
 //!     ascendc_build::include_kernels!("vector_add");
