@@ -14,13 +14,20 @@
 //! report success) or a sample that exits non-zero is a failure, and the `[FAILURE]` line then
 //! says what happened instead of comparing empty values. `--help` (or `-h`) among the sample's
 //! arguments only runs the sample and passes its usage and exit status through.
+//!
+//! Samples that check their own results (every sample that prints no `Source data:` line) end
+//! with their own `[SUCCESS] ...` or `[FAILURE] ...` line; the verdict then is that line, and a
+//! run passes only with a `[SUCCESS]` line, no `[FAILURE]` line and exit status 0.
+//!
+//! `cargo xtask sample --all` builds every sample once, runs each as above and prints a table of
+//! sample, verdict and time; it fails when any sample does.
 
 use crate::tools;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-const USAGE: &str = "usage: cargo xtask sample <name> [-- ARGS...] | cargo xtask sample --list";
+const USAGE: &str = "usage: cargo xtask sample <name> [-- ARGS...] | cargo xtask sample --list | cargo xtask sample --all";
 
 /// File the sample's output is copied to, in the sample's directory (as run.sh writes it in its own).
 pub const OUTPUT_FILE: &str = "output_msg.txt";
@@ -75,42 +82,85 @@ pub fn run(args: &[String]) -> Result<(), String> {
             }
             Ok(())
         }
+        [flag] if flag == "--all" && theirs.is_empty() => run_all(&all),
         [name] if !name.starts_with('-') => {
             let sample = all.iter().find(|s| &s.name == name).ok_or_else(|| {
                 let names: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();
                 format!("no sample {name:?}; samples: {}", names.join(", "))
             })?;
+            report_soc();
+            build(&[sample])?;
             run_sample(sample, theirs)
         }
         _ => Err(USAGE.to_string()),
     }
 }
 
-fn run_sample(sample: &Sample, sample_args: &[String]) -> Result<(), String> {
-    let help = sample_args.iter().any(|a| a == "--help" || a == "-h");
-    // run.sh: source the environment, report the SoC the kernels are compiled for.
+/// run.sh's first line: the SoC the kernels are compiled for.
+fn report_soc() {
     println!(
         "[INFO]: Current compile soc version is {}",
         crate::env::compile_soc_version()
     );
+}
 
-    tools::step("locating cmake (provisioning it into target/tools if absent)");
-    let cmake = tools::cmake()?;
+/// run.sh's cmake configure, build and install: here cargo builds the samples. Kernels built for
+/// the host need no cmake; for the NPU their build scripts drive CANN's CMake, with the cmake
+/// this provisions when a CANN install is there.
+fn build(samples: &[&Sample]) -> Result<(), String> {
+    let mut cargo = tools::cargo();
+    if ascendcl_sdk::SearchEnv::from_process()
+        .find_install()
+        .is_ok()
+    {
+        tools::step("CANN found: locating cmake for the NPU kernels (provisioning it if absent)");
+        cargo.env("CMAKE", tools::cmake()?);
+    }
+    let names: Vec<&str> = samples.iter().map(|s| s.name.as_str()).collect();
+    tools::step(&format!("building {} (cargo build)", names.join(", ")));
+    cargo.arg("build");
+    for name in &names {
+        cargo.args(["-p", name, "--bin", name]);
+    }
+    tools::run(&mut cargo)
+}
 
-    // run.sh: cmake configure, build, install. Here cargo builds the sample; the kernels' build
-    // script runs CMake with the cmake found above.
-    tools::step(&format!(
-        "building {} (cargo build -p {0}; CMake builds the kernels)",
-        sample.name
-    ));
-    tools::run(tools::cargo().env("CMAKE", &cmake).args([
-        "build",
-        "--quiet",
-        "-p",
-        &sample.name,
-        "--bin",
-        &sample.name,
-    ]))?;
+/// Runs every sample, prints a table of verdicts and times, and fails when any sample failed.
+fn run_all(all: &[Sample]) -> Result<(), String> {
+    report_soc();
+    let refs: Vec<&Sample> = all.iter().collect();
+    build(&refs)?;
+    let mut rows = Vec::new();
+    for sample in all {
+        let start = std::time::Instant::now();
+        let result = run_sample(sample, &[]);
+        rows.push((sample.name.as_str(), result, start.elapsed()));
+    }
+    println!();
+    println!("{:<28} {:<8} {:>8}", "sample", "verdict", "time");
+    for (name, result, time) in &rows {
+        let verdict = if result.is_ok() { "pass" } else { "FAIL" };
+        println!("{name:<28} {verdict:<8} {:>7.2}s", time.as_secs_f64());
+    }
+    let failed: Vec<&str> = rows
+        .iter()
+        .filter(|(_, r, _)| r.is_err())
+        .map(|(n, _, _)| *n)
+        .collect();
+    println!(
+        "{} of {} samples passed",
+        rows.len() - failed.len(),
+        rows.len()
+    );
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("samples failed: {}", failed.join(", ")))
+    }
+}
+
+fn run_sample(sample: &Sample, sample_args: &[String]) -> Result<(), String> {
+    let help = sample_args.iter().any(|a| a == "--help" || a == "-h");
     let binary = tools::target_dir().join("debug").join(&sample.name);
     if !binary.is_file() {
         return Err(format!(
@@ -145,7 +195,11 @@ fn run_sample(sample: &Sample, sample_args: &[String]) -> Result<(), String> {
         .map_err(|e| format!("cannot read {}: {e}", log_path.display()))?;
     let source = field_after(&log, "Source data:");
     let destination = field_after(&log, "Destination data:");
-    let verdict = verdict(&sample.name, &source, &destination, status);
+    let verdict = if source.is_none() && destination.is_none() && own_verdict(&log).is_some() {
+        own(&sample.name, &log, status)
+    } else {
+        verdict(&sample.name, &source, &destination, status)
+    };
     println!("{}", verdict.line);
     if verdict.passed {
         Ok(())
@@ -204,6 +258,31 @@ fn verdict(
     }
 }
 
+/// The last `[SUCCESS]` or `[FAILURE]` line a sample printed itself.
+fn own_verdict(log: &str) -> Option<&str> {
+    log.lines()
+        .rev()
+        .find(|l| l.starts_with("[SUCCESS]") || l.starts_with("[FAILURE]"))
+}
+
+/// The verdict of a sample that checks its own results: its `[SUCCESS]` line with exit status 0
+/// and no `[FAILURE]` line anywhere.
+fn own(name: &str, log: &str, status: std::process::ExitStatus) -> Verdict {
+    let failed_line = log.lines().any(|l| l.starts_with("[FAILURE]"));
+    let line = own_verdict(log).unwrap_or_default().to_string();
+    if status.success() && !failed_line && line.starts_with("[SUCCESS]") {
+        return Verdict { line, passed: true };
+    }
+    let exit = match status.code() {
+        Some(code) => format!("exit status {code}"),
+        None => status.to_string(),
+    };
+    Verdict {
+        line: format!("[FAILURE] {name} did not pass ({exit}; its last verdict: {line})"),
+        passed: false,
+    }
+}
+
 /// Runs `binary` in `dir`, copying its stdout to ours and to `log` as it arrives.
 fn run_tee(
     binary: &Path,
@@ -250,7 +329,7 @@ fn field_after(log: &str, marker: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{field_after, verdict};
+    use super::{field_after, own, verdict};
     use std::os::unix::process::ExitStatusExt;
     use std::process::ExitStatus;
 
@@ -291,6 +370,19 @@ mod tests {
         );
         let half = v(Some("7"), None, failed);
         assert!(!half.passed && half.line.contains("before the device value was read"));
+    }
+
+    #[test]
+    fn samples_with_their_own_verdict_pass_only_cleanly() {
+        let ok = ExitStatus::from_raw(0);
+        let failed = ExitStatus::from_raw(1 << 8);
+        let good = "[INFO]  step\n[SUCCESS] vector_add: 1024 elements match\n";
+        assert!(own("vector_add", good, ok).passed);
+        assert!(!own("vector_add", good, failed).passed);
+        let bad = "[FAILURE] element 3 differs\n[SUCCESS] cleanup\n";
+        assert!(!own("vector_add", bad, ok).passed);
+        let v = own("vector_add", "[FAILURE] element 3 differs\n", failed);
+        assert!(!v.passed && v.line.contains("exit status 1"));
     }
 
     #[test]
