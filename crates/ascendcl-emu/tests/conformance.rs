@@ -1,4 +1,4 @@
-//! Conformance with the project's digest of the runtime's documented behaviour (acl-behaviour.md), section by section: every documented check,
+//! Conformance with the project's digest of the runtime's behaviour (docs/runtime-behaviour.md), section by section: every documented check,
 //! order-of-checks rule and lifecycle rule, asserted with its exact code through the C ABI
 //! functions. Tests that tear the runtime down (aclFinalize) or count device memory take the gate
 //! exclusively; the others share it.
