@@ -67,10 +67,13 @@ pub fn rust_version() -> Result<String, String> {
         .ok_or_else(|| "no rust-version in Cargo.toml".to_string())
 }
 
-/// `cargo check --workspace --all-targets` with the toolchain of `rust-version`, installed with
-/// rustup when missing (into its own target directory, `target/msrv`).
+/// `cargo check` of the publishable crates (their libraries: what a user builds) with the
+/// toolchain of `rust-version`, installed with rustup when missing, into its own target directory
+/// (`target/msrv`). Tests, benches and the xtask use the pinned toolchain of
+/// `rust-toolchain.toml`.
 pub fn msrv() -> Result<(), String> {
     let version = rust_version()?;
+    let skip = unpublished()?;
     let toolchain = format!("{version}.0");
     let installed = Command::new("rustup")
         .args(["run", &toolchain, "rustc", "--version"])
@@ -90,22 +93,17 @@ pub fn msrv() -> Result<(), String> {
         ]))?;
     }
     tools::step(&format!(
-        "cargo +{toolchain} check --workspace --all-targets (the oldest supported toolchain)"
+        "cargo +{toolchain} check --lib of the publishable crates (the oldest supported toolchain)"
     ));
-    tools::run(
-        Command::new("rustup")
-            .args([
-                "run",
-                &toolchain,
-                "cargo",
-                "check",
-                "--workspace",
-                "--all-targets",
-            ])
-            .current_dir(tools::workspace_root())
-            .env("CARGO_TARGET_DIR", tools::target_dir().join("msrv"))
-            .env_remove("CMAKE")
-            .env_remove("CARGO")
-            .env_remove("RUSTC"),
-    )
+    let mut cmd = Command::new("rustup");
+    cmd.args(["run", &toolchain, "cargo", "check", "--workspace", "--lib"])
+        .current_dir(tools::workspace_root())
+        .env("CARGO_TARGET_DIR", tools::target_dir().join("msrv"))
+        .env_remove("CMAKE")
+        .env_remove("CARGO")
+        .env_remove("RUSTC");
+    for name in &skip {
+        cmd.args(["--exclude", name]);
+    }
+    tools::run(&mut cmd)
 }
