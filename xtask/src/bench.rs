@@ -67,7 +67,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let started = Instant::now();
     tools::run(&mut cmd)?;
-    tools::step(&format!(
+    tools::note(&format!(
         "suite done in {:.0} s (build included); results in {}",
         started.elapsed().as_secs_f64(),
         criterion.display()
@@ -75,7 +75,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if report_after {
         report(&[])
     } else {
-        tools::step("run `cargo xtask bench-report` to write docs/benchmarks.md");
+        tools::note("run `cargo xtask bench-report` to write docs/benchmarks.md");
         Ok(())
     }
 }

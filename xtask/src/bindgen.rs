@@ -76,7 +76,7 @@ pub fn check(include: &Path) -> Result<(), String> {
         }
     }
     if stale.is_empty() {
-        tools::step("committed bindings match the headers");
+        tools::note("committed bindings match the headers");
         Ok(())
     } else {
         Err(format!(

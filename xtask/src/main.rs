@@ -9,6 +9,8 @@ mod emu_root;
 mod env;
 mod hccl_link_check;
 mod link_check;
+mod package;
+mod portability;
 mod sample;
 mod symbols;
 mod test;
@@ -21,7 +23,10 @@ cargo xtask <command> [args]
 
   test                 rustfmt check, clippy -D warnings, every workspace test, rustdoc -D warnings,
                        and the C program built against the real headers and run on the emulator
-  ci                   test, plus the bindings freshness check (regenerate and diff)
+  ci                   test, plus: the bindings and codegen freshness checks, cargo check for
+                       aarch64 Linux and macOS, cargo bench --no-run without cmake, cargo
+                       package of the publishable crates, and the rust-version toolchain
+  release-checks       only those last four checks of ci
   bindgen [--include DIR] [--check]
                        regenerate the bindings of ascendcl-sys and hccl-sys (src/generated) from
                        the torch-npu wheel's headers (or an installed CANN's include DIR);
@@ -56,6 +61,10 @@ fn main() -> ExitCode {
     let result = match cmd.as_str() {
         "test" => test::run(rest, false),
         "ci" => test::run(rest, true),
+        "release-checks" => match rest {
+            [] => test::release_checks(),
+            _ => Err("usage: cargo xtask release-checks".to_string()),
+        },
         "bindgen" => bindgen::run(rest),
         "codegen" => codegen::run(rest),
         "sample" => sample::run(rest),
@@ -77,6 +86,7 @@ fn main() -> ExitCode {
         }
         other => Err(format!("unknown command {other:?}\n\n{HELP}")),
     };
+    tools::finish_steps(result.is_ok());
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

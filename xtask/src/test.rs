@@ -1,8 +1,12 @@
 //! `cargo xtask test` and `cargo xtask ci`: the checks every change must pass.
 
-use crate::{bindgen, codegen, emu_root, hccl_link_check, link_check, symbols, tools};
+use crate::{
+    bindgen, codegen, emu_root, hccl_link_check, link_check, package, portability, symbols, tools,
+};
 
-/// Runs the test suite; `ci` adds the bindings freshness check.
+/// Runs the test suite; `ci` adds the freshness checks of generated files, the cross checks
+/// (aarch64 Linux, macOS), `cargo bench --no-run` without cmake, packaging and the oldest
+/// supported toolchain.
 pub fn run(args: &[String], ci: bool) -> Result<(), String> {
     if let Some(a) = args.first() {
         return Err(format!("test: unknown argument {a:?}"));
@@ -56,7 +60,17 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
         tools::step("bindings freshness: regenerate from the headers and compare");
         bindgen::check(&tools::headers()?)?;
         codegen::tables(true)?;
+        release_checks()?;
     }
-    tools::step("all checks passed");
+    tools::note("all checks passed");
     Ok(())
+}
+
+/// What `ci` adds for users elsewhere: cross checks (aarch64 Linux, macOS), `cargo bench
+/// --no-run` without cmake, packaging, and the oldest supported toolchain.
+pub fn release_checks() -> Result<(), String> {
+    portability::cross_checks()?;
+    portability::bench_without_cmake()?;
+    package::package()?;
+    package::msrv()
 }

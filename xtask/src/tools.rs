@@ -4,15 +4,23 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// The torch-npu release whose wheel carries the ACL 1.17.0 header set and the HCCL headers.
 pub const TORCH_NPU: &str = "torch-npu==2.14.0";
 /// Where the wheel keeps the HCCL headers, relative to its include root (`torch_npu/include`).
 pub const HCCL_HEADERS: &str = "third_party/hccl/inc/hccl";
+/// Approximate download size of the torch-npu wheel (x86_64), for the announcement.
+const TORCH_NPU_MB: u32 = 44;
 /// The libclang wheel used to run bindgen where the machine has no libclang.
 pub const LIBCLANG_WHEEL: &str = "libclang==18.1.1";
+/// Approximate download size of the libclang wheel (x86_64).
+const LIBCLANG_MB: u32 = 25;
 /// The cmake wheel used where the machine has no cmake.
 pub const CMAKE_WHEEL: &str = "cmake>=3.20,<5";
+/// Approximate download size of the cmake wheel (x86_64).
+const CMAKE_MB: u32 = 30;
 
 /// The workspace root (the parent of the `xtask` directory).
 pub fn workspace_root() -> PathBuf {
@@ -35,9 +43,77 @@ pub fn tools_dir() -> PathBuf {
     workspace_root().join("target").join("tools")
 }
 
-/// Prints a one-line progress message.
+/// The steps of this run: the one in progress (and when it started), and those done.
+struct Steps {
+    current: Option<(String, Instant)>,
+    done: Vec<(String, Duration)>,
+}
+
+static STEPS: Mutex<Steps> = Mutex::new(Steps {
+    current: None,
+    done: Vec::new(),
+});
+
+fn steps() -> std::sync::MutexGuard<'static, Steps> {
+    STEPS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Ends the step in progress, printing how long it took.
+fn close_step(steps: &mut Steps) {
+    if let Some((msg, start)) = steps.current.take() {
+        let took = start.elapsed();
+        println!("    done in {}", secs(took));
+        steps.done.push((msg, took));
+    }
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.1} s", d.as_secs_f64())
+}
+
+/// Starts a step: ends the one in progress (printing its time) and prints `==> msg`.
 pub fn step(msg: &str) {
+    let mut steps = steps();
+    close_step(&mut steps);
     println!("==> {msg}");
+    steps.current = Some((msg.to_string(), Instant::now()));
+}
+
+/// Prints an indented line about the step in progress.
+pub fn note(msg: &str) {
+    println!("    {msg}");
+}
+
+/// Ends the last step; when the run had several steps, prints each one's time and the total,
+/// and on failure which step failed.
+pub fn finish_steps(ok: bool) {
+    let mut steps = steps();
+    let failed = if ok {
+        close_step(&mut steps);
+        None
+    } else {
+        steps
+            .current
+            .take()
+            .map(|(msg, start)| (msg, start.elapsed()))
+    };
+    if steps.done.len() + usize::from(failed.is_some()) < 2 {
+        if let Some((msg, took)) = failed {
+            println!("==> failed after {}: {msg}", secs(took));
+        }
+        return;
+    }
+    println!("==> step times");
+    let mut total = Duration::ZERO;
+    for (msg, took) in &steps.done {
+        println!("    {:>8}  {msg}", secs(*took));
+        total += *took;
+    }
+    if let Some((msg, took)) = &failed {
+        println!("    {:>8}  {msg}  <- FAILED", secs(*took));
+        total += *took;
+    }
+    println!("    {:>8}  total", secs(total));
 }
 
 /// `cargo`, run from the workspace root, with the provisioned cmake (when there is one) in `CMAKE`.
@@ -76,9 +152,9 @@ fn python() -> String {
     std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string())
 }
 
-fn pip_install(spec: &str) -> Result<(), String> {
+fn pip_install(spec: &str, megabytes: u32) -> Result<(), String> {
     step(&format!(
-        "installing {spec} from PyPI into {}",
+        "downloading {spec} from PyPI (about {megabytes} MB) and installing it into {}",
         tools_dir().display()
     ));
     run(Command::new(python())
@@ -86,7 +162,6 @@ fn pip_install(spec: &str) -> Result<(), String> {
             "-m",
             "pip",
             "install",
-            "--quiet",
             "--disable-pip-version-check",
             "--root-user-action=ignore",
             "--target",
@@ -110,7 +185,7 @@ pub fn cmake() -> Result<PathBuf, String> {
     }
     let provisioned = provisioned_cmake();
     if !provisioned.is_file() {
-        pip_install(CMAKE_WHEEL)?;
+        pip_install(CMAKE_WHEEL, CMAKE_MB)?;
     }
     if provisioned.is_file() {
         Ok(provisioned)
@@ -130,7 +205,7 @@ pub fn libclang() -> Result<PathBuf, String> {
     }
     let dir = tools_dir().join("clang/native");
     if !dir.join("libclang.so").is_file() {
-        pip_install(LIBCLANG_WHEEL)?;
+        pip_install(LIBCLANG_WHEEL, LIBCLANG_MB)?;
     }
     if dir.join("libclang.so").is_file() {
         Ok(dir)
@@ -163,14 +238,14 @@ pub fn headers() -> Result<PathBuf, String> {
     });
     if !have_wheel {
         step(&format!(
-            "downloading the {TORCH_NPU} wheel for the AscendCL and HCCL headers"
+            "downloading the {TORCH_NPU} wheel from PyPI (about {TORCH_NPU_MB} MB) for the \
+             AscendCL and HCCL headers"
         ));
         run(Command::new(python())
             .args([
                 "-m",
                 "pip",
                 "download",
-                "--quiet",
                 "--disable-pip-version-check",
                 "--no-deps",
             ])

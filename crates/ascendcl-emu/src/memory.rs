@@ -600,10 +600,32 @@ struct Mapping {
     page: u32,
 }
 
+/// The OS's huge-page mmap flags and madvise hints. Linux has them; other systems (macOS) have
+/// none, so there `HUGE_ONLY` allocations fail as on a Linux machine with no huge pages
+/// reserved (the message says why), and `HUGE_FIRST` uses normal pages.
+#[cfg(target_os = "linux")]
+mod huge {
+    pub(super) const MAP_2M: Option<libc::c_int> = Some(libc::MAP_HUGETLB);
+    pub(super) const MAP_1G: Option<libc::c_int> = Some(libc::MAP_HUGETLB | libc::MAP_HUGE_1GB);
+    pub(super) const ADVISE_HUGE: Option<libc::c_int> = Some(libc::MADV_HUGEPAGE);
+    pub(super) const ADVISE_NORMAL: Option<libc::c_int> = Some(libc::MADV_NOHUGEPAGE);
+    pub(super) const NONE_FREE: &str =
+        "the machine has none free (see HugePages_Free in /proc/meminfo)";
+}
+#[cfg(not(target_os = "linux"))]
+mod huge {
+    pub(super) const MAP_2M: Option<libc::c_int> = None;
+    pub(super) const MAP_1G: Option<libc::c_int> = None;
+    pub(super) const ADVISE_HUGE: Option<libc::c_int> = None;
+    pub(super) const ADVISE_NORMAL: Option<libc::c_int> = None;
+    pub(super) const NONE_FREE: &str =
+        "this OS has none the emulator can use (it maps huge pages on Linux only)";
+}
+
 fn map_anon(len: usize, extra_flags: libc::c_int) -> Option<usize> {
     // Huge-page mappings must reserve their pages now (MAP_NORESERVE would let the mmap succeed
     // and fault on first touch when none are free); normal mappings are lazy and unreserved.
-    let noreserve = if extra_flags & libc::MAP_HUGETLB != 0 {
+    let noreserve = if extra_flags != 0 {
         0
     } else {
         libc::MAP_NORESERVE
@@ -693,12 +715,14 @@ fn map_for_policy(api: &str, requested: usize, size: usize, policy: u32) -> R<Ma
                 ));
             }
             let len = align_up(size, MIB2).ok_or_else(too_big)?;
-            let base = map_anon(len, libc::MAP_HUGETLB).ok_or_else(|| {
-                oom(format!(
-                    "{api} with a HUGE_ONLY policy needs 2 MiB huge pages and the machine has \
-                     none free (see HugePages_Free in /proc/meminfo)"
-                ))
-            })?;
+            let base = huge::MAP_2M
+                .and_then(|flags| map_anon(len, flags))
+                .ok_or_else(|| {
+                    oom(format!(
+                        "{api} with a HUGE_ONLY policy needs 2 MiB huge pages and {}",
+                        huge::NONE_FREE
+                    ))
+                })?;
             Ok(Mapping {
                 base,
                 len,
@@ -713,12 +737,14 @@ fn map_for_policy(api: &str, requested: usize, size: usize, policy: u32) -> R<Ma
                 ));
             }
             let len = align_up(size, GIB1).ok_or_else(too_big)?;
-            let base = map_anon(len, libc::MAP_HUGETLB | libc::MAP_HUGE_1GB).ok_or_else(|| {
-                oom(format!(
-                    "{api} with a HUGE1G_ONLY policy needs 1 GiB huge pages and the machine has \
-                     none free"
-                ))
-            })?;
+            let base = huge::MAP_1G
+                .and_then(|flags| map_anon(len, flags))
+                .ok_or_else(|| {
+                    oom(format!(
+                        "{api} with a HUGE1G_ONLY policy needs 1 GiB huge pages and {}",
+                        huge::NONE_FREE
+                    ))
+                })?;
             Ok(Mapping {
                 base,
                 len,
@@ -730,7 +756,7 @@ fn map_for_policy(api: &str, requested: usize, size: usize, policy: u32) -> R<Ma
             let len = align_up(size, MIB2).ok_or_else(too_big)?;
             let (base, len) =
                 map_aligned(len, MIB2).ok_or_else(|| oom("mmap failed".to_string()))?;
-            let page = if advise(base, len, libc::MADV_HUGEPAGE) {
+            let page = if huge::ADVISE_HUGE.is_some_and(|advice| advise(base, len, advice)) {
                 MIB2 as u32
             } else {
                 page_size()
@@ -745,7 +771,9 @@ fn map_for_policy(api: &str, requested: usize, size: usize, policy: u32) -> R<Ma
         _ => {
             let len = align_up(size, page_size() as usize).ok_or_else(too_big)?;
             let base = map_anon(len, 0).ok_or_else(|| oom("mmap failed".to_string()))?;
-            advise(base, len, libc::MADV_NOHUGEPAGE);
+            if let Some(advice) = huge::ADVISE_NORMAL {
+                advise(base, len, advice);
+            }
             Ok(Mapping {
                 base,
                 len,

@@ -1,4 +1,4 @@
-//! Conformance with the project's digest of the runtime's documented behaviour (acl-behaviour.md), section by section: every documented check,
+//! Conformance with the project's digest of the runtime's behaviour (docs/runtime-behaviour.md), section by section: every documented check,
 //! order-of-checks rule and lifecycle rule, asserted with its exact code through the C ABI
 //! functions. Tests that tear the runtime down (aclFinalize) or count device memory take the gate
 //! exclusively; the others share it.
@@ -959,13 +959,19 @@ fn s2_pageable_range_running_into_device_memory_or_wrapping_is_107000() {
 /// Maps the page just below `addr` (pageable memory of the test's own), if it is free.
 fn page_below(addr: usize) -> Option<usize> {
     let want = addr.checked_sub(4096)?;
-    // SAFETY: a fresh anonymous mapping at a free address (MAP_FIXED_NOREPLACE never replaces one).
+    // Elsewhere than Linux the address is only a hint; the check below refuses any other one.
+    #[cfg(target_os = "linux")]
+    let at_free_address = libc::MAP_FIXED_NOREPLACE;
+    #[cfg(not(target_os = "linux"))]
+    let at_free_address = 0;
+    // SAFETY: a fresh anonymous mapping at a free address (MAP_FIXED_NOREPLACE never replaces one,
+    // and a hint never does).
     let p = unsafe {
         libc::mmap(
             want as *mut libc::c_void,
             4096,
             libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | at_free_address,
             -1,
             0,
         )

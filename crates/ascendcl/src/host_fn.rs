@@ -271,7 +271,9 @@ impl<'s, 'a> ReportSubscription<'s, 'a> {
                     format!("cannot spawn the report thread: {e}"),
                 )
             })?;
-        let thread_id: u64 = thread.as_pthread_t();
+        // `pthread_t` is a `u64` on Linux and a `usize` on macOS; the runtime takes a `u64`.
+        #[allow(clippy::unnecessary_cast)]
+        let thread_id = thread.as_pthread_t() as u64;
         // SAFETY: the stream is live while borrowed by the subscription.
         if let Err(e) = unsafe { result::report::subscribe(thread_id, stream.as_raw()) } {
             let _ = go_tx.send(false);

@@ -1,5 +1,80 @@
 //! Safe, typed Rust API for the Huawei CANN runtime (AscendCL, `acl/acl_rt.h`).
 //!
+//! # Getting started
+//!
+//! ```toml
+//! [dependencies]
+//! ascendcl = "0.1"
+//! ```
+//!
+//! No CANN is needed to build, test or run: where none is installed, the runtime is the host
+//! emulator that the default `emulator` feature embeds. The same program runs unchanged on an NPU
+//! once CANN is installed.
+//!
+//! ## The h2d lifecycle
+//!
+//! ```
+//! use ascendcl::{DeviceBuffer, HostBuffer, MallocPolicy, Runtime};
+//!
+//! // aclInit (backend from ASCENDCL_BACKEND; the emulator when no CANN is installed).
+//! let rt = Runtime::new()?;
+//! let info = rt.backend();
+//! println!("backend: {} ({:?})", info.description, info.soc_name);
+//!
+//! // aclrtSetDevice(0) and a stream.
+//! let device = rt.device(0)?;
+//! let stream = device.create_stream()?;
+//!
+//! // Pinned host memory (aclrtMallocHost) and device memory (aclrtMalloc, huge pages first).
+//! let mut host = HostBuffer::<u32>::zeroed(&device, 1024)?;
+//! for (i, x) in host.iter_mut().enumerate() {
+//!     *x = i as u32;
+//! }
+//! let mut dev = DeviceBuffer::<u32>::zeroed(&device, 1024, MallocPolicy::HugeFirst)?;
+//!
+//! // Synchronous copy host to device (aclrtMemcpy), and back.
+//! dev.copy_from_host(&host)?;
+//! let mut back = vec![0u32; 1024];
+//! dev.copy_to_host(&mut back)?;
+//! assert_eq!(back[..], host[..]);
+//!
+//! // Asynchronous copy on the stream, waited for by the scope.
+//! stream.scope(|s| s.copy(&mut back, &dev))?;
+//!
+//! // Teardown, in reverse order, each reporting its own failure.
+//! dev.free()?;               // aclrtFree
+//! host.free()?;              // aclrtFreeHost
+//! stream.destroy()?;         // aclrtDestroyStream
+//! device.reset()?;           // aclrtResetDevice
+//! rt.finalize()?;            // aclFinalize (when this was the last Runtime handle)
+//! # Ok::<(), ascendcl::Error>(())
+//! ```
+//!
+//! `examples/` has more, numbered in reading order: `01-device-info`, `02-h2d-copy`,
+//! `03-async-scope`, `04-events-timing`, `05-host-function`
+//! (`cargo run -p ascendcl --example 01-device-info`).
+//!
+//! ## How the backend is chosen
+//!
+//! Once per process. [`Runtime::new`] uses the backend named by `ASCENDCL_BACKEND`:
+//!
+//! | `ASCENDCL_BACKEND` | backend |
+//! |---|---|
+//! | unset | CANN when its runtime library is found, otherwise the host emulator |
+//! | `cann` | the CANN runtime library; an error listing every path tried when it is not found |
+//! | `emulator` | the host emulator (crate `ascendcl-emu`, feature `emulator`) |
+//! | `auto` | CANN when found; otherwise an error that explains how to choose the emulator |
+//!
+//! [`Runtime::with_backend`] chooses explicitly. The CANN library is found at run time:
+//! `ASCENDCL_LIB`, then the install roots (`ASCEND_HOME_PATH`, which CANN's `set_env.sh` sets,
+//! and the usual install directories), then the dynamic loader's path. A CANN install that is
+//! found but does not load is an error ([`LoadError::Unusable`]), never a silent switch to the
+//! emulator. [`Runtime::backend`] tells which backend is active, why it was chosen
+//! ([`BackendInfo::reason`]) and what it found: library path, SoC name (`aclrtGetSocName`), ACL
+//! version (`aclrtGetVersion`).
+//!
+//! # The API at a glance
+//!
 //! | runtime concept | Rust type | C functions |
 //! |---|---|---|
 //! | process initialisation | [`Runtime`] (clonable; last drop finalises) | `aclInit`, `aclFinalize` |
@@ -109,55 +184,7 @@
 //! (`?` converts it into [`Error`] and drops the handle). A handle that is merely dropped
 //! releases itself on a best-effort basis: `Drop` never panics and pushes a failure onto a
 //! process-wide list read with [`take_drop_errors`].
-//!
-//! # Backends
-//!
-//! [`Runtime::new`] uses the backend named by `ASCENDCL_BACKEND` (`cann`, `emulator`, `auto`;
-//! unset: CANN when found, else the host emulator of the default `emulator` feature);
-//! [`Runtime::with_backend`] chooses explicitly. A CANN install that is found but does not load
-//! is an error ([`LoadError::Unusable`]), never a silent switch to the emulator.
-//! [`Runtime::backend`] tells which backend is active, why it was chosen
-//! ([`BackendInfo::reason`]) and what it found: library path, SoC name (`aclrtGetSocName`), ACL
-//! version (`aclrtGetVersion`).
-//!
-//! # Example: the h2d lifecycle
-//!
-//! ```
-//! use ascendcl::{DeviceBuffer, HostBuffer, MallocPolicy, Runtime};
-//!
-//! // aclInit (backend from ASCENDCL_BACKEND; the emulator when no CANN is installed).
-//! let rt = Runtime::new()?;
-//! let info = rt.backend();
-//! println!("backend: {} ({:?})", info.description, info.soc_name);
-//!
-//! // aclrtSetDevice(0) and a stream.
-//! let device = rt.device(0)?;
-//! let stream = device.create_stream()?;
-//!
-//! // Pinned host memory (aclrtMallocHost) and device memory (aclrtMalloc, huge pages first).
-//! let mut host = HostBuffer::<u32>::zeroed(&device, 1024)?;
-//! for (i, x) in host.iter_mut().enumerate() {
-//!     *x = i as u32;
-//! }
-//! let mut dev = DeviceBuffer::<u32>::zeroed(&device, 1024, MallocPolicy::HugeFirst)?;
-//!
-//! // Synchronous copy host to device (aclrtMemcpy), and back.
-//! dev.copy_from_host(&host)?;
-//! let mut back = vec![0u32; 1024];
-//! dev.copy_to_host(&mut back)?;
-//! assert_eq!(back[..], host[..]);
-//!
-//! // Asynchronous copy on the stream, waited for by the scope.
-//! stream.scope(|s| s.copy(&mut back, &dev))?;
-//!
-//! // Teardown, in reverse order, each reporting its own failure.
-//! dev.free()?;               // aclrtFree
-//! host.free()?;              // aclrtFreeHost
-//! stream.destroy()?;         // aclrtDestroyStream
-//! device.reset()?;           // aclrtResetDevice
-//! rt.finalize()?;            // aclFinalize (when this was the last Runtime handle)
-//! # Ok::<(), ascendcl::Error>(())
-//! ```
+
 #![warn(missing_docs)]
 
 mod context;
