@@ -48,3 +48,8 @@ pub use backend::{
 pub use config::{comm_config, comm_config_init};
 pub use generated::*;
 pub use table::{HcclApi, Unavailable, take_missing_symbol};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
