@@ -162,6 +162,8 @@
 
 mod context;
 mod copy;
+mod current;
+mod deferred;
 mod device;
 mod drop_errors;
 mod error;
@@ -169,18 +171,21 @@ mod error_codes;
 mod event;
 mod host_fn;
 mod memory;
+mod peer;
+mod raw_enum;
 mod release;
 mod result;
 mod runtime;
 mod scope;
 mod stream;
 
-pub use context::{Bound, Context, current_context};
+pub use context::{Context, CurrentContext};
 pub use copy::{
     Copy2d, CopyDest, CopySource, MemcpyKind, MemoryLocation, PointerAttributes, PointerLocation,
     RawRegion, copy, copy_2d, copy_batch, copy_with_kind, pointer_attributes, to_vec,
 };
-pub use device::{Device, MemAttr, MemInfo, PeerAccess};
+pub use current::current_context;
+pub use device::{Device, MemAttr, MemInfo};
 pub use drop_errors::{drop_errors_overflow, take_drop_errors};
 pub use error::{Error, Result, error_code, error_codes, error_name};
 pub use event::{Event, EventFlags};
@@ -189,6 +194,7 @@ pub use memory::{
     DeviceAlloc, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
     HostRegisterFlags, HostRegisterType, HostRegistration, MallocConfig, MallocFlags, MallocPolicy,
 };
+pub use peer::PeerAccess;
 pub use release::{ReleaseError, ReleaseResult};
 pub use runtime::{
     AclVersion, BackendChoice, BackendInfo, BackendKind, LoadError, LoadFailure, Runtime,
@@ -199,6 +205,14 @@ pub use stream::{FailureMode, Stream, StreamFlags, StreamStatus};
 
 /// The raw bindings this crate is built on, for FFI with [`Stream::as_raw`] and friends.
 pub use ascendcl_sys as sys;
+
+/// The `half` crate, whose `f16` and `bf16` are [`DeviceRepr`] element types (feature `half`).
+#[cfg(feature = "half")]
+pub use half;
+
+/// The `bytemuck` crate that [`device_repr!`] checks `Pod` with (feature `bytemuck`).
+#[cfg(feature = "bytemuck")]
+pub use bytemuck;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]
