@@ -1,8 +1,8 @@
 //! [`DeviceRepr`]: the element types that device memory and copies accept.
 //!
 //! Implemented for the primitive integers and floats, arrays of them, `half::f16` and
-//! `half::bf16` (feature `half`), and — through [`device_repr!`](crate::device_repr) — for a
-//! user's `#[repr(C)]` plain-data struct that implements `bytemuck::Pod` (feature `bytemuck`).
+//! `half::bf16` (feature `half`), and — through the `device_repr!` macro — for a user's
+//! `#[repr(C)]` plain-data struct that implements `bytemuck::Pod` (feature `bytemuck`).
 
 /// Plain data that may live in device memory and be copied bytewise between host and device.
 ///
@@ -10,8 +10,8 @@
 /// Every bit pattern of `size_of::<Self>()` bytes is a valid `Self`, the type has no padding, and
 /// it holds no pointers or references whose validity the device could break.
 ///
-/// With the `bytemuck` feature, [`device_repr!`](crate::device_repr) implements it without
-/// `unsafe` for types that implement `bytemuck::Pod`, which promises exactly this.
+/// With the `bytemuck` feature, the `device_repr!` macro implements it without `unsafe` for
+/// types that implement `bytemuck::Pod`, which promises exactly this.
 pub unsafe trait DeviceRepr: Copy + Send + Sync + 'static {}
 
 macro_rules! device_repr_primitives {
