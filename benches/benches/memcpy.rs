@@ -100,7 +100,7 @@ struct Suite<'r, 'd> {
     c: Criterion,
     mode: Mode,
     rec: &'r mut Recorder,
-    device: &'d ascendcl::Device<'d>,
+    device: &'d ascendcl::Device,
     /// Whether to run the interleaved paired measurement of the fixed IDs (benchmark mode only).
     paired: bool,
     /// The allocation policies the backend serves.
@@ -235,7 +235,7 @@ type FixedError = Box<dyn std::error::Error>;
 /// buffer.
 fn fixed(
     group: &mut BenchmarkGroup<'_, WallTime>,
-    device: &ascendcl::Device<'_>,
+    device: &ascendcl::Device,
     bytes: usize,
     paired_budget: Option<Duration>,
     rec: &mut Recorder,

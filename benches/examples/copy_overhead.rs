@@ -35,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// `n` copies through `DeviceBuffer::copy_from_host`.
 #[inline(never)]
-fn safe(dev: &mut DeviceBuffer<'_, u8>, src: &[u8], n: usize) -> ascendcl::Result<()> {
+fn safe(dev: &mut DeviceBuffer<u8>, src: &[u8], n: usize) -> ascendcl::Result<()> {
     for _ in 0..n {
         black_box(&mut *dev).copy_from_host(black_box(src))?;
     }

@@ -32,6 +32,17 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
     ]))?;
     tools::step("cargo test --workspace");
     tools::run(cargo().args(["test", "--workspace"]))?;
+    // The element types behind ascendcl's optional features (f16/bf16, device_repr!).
+    tools::step("cargo test -p ascendcl --features half,bytemuck --test elements");
+    tools::run(cargo().args([
+        "test",
+        "-p",
+        "ascendcl",
+        "--features",
+        "half,bytemuck",
+        "--test",
+        "elements",
+    ]))?;
     // Without its default `emulator` feature the safe API has no backend on a machine without
     // CANN, so its tests are built, not run.
     tools::step(

@@ -301,8 +301,8 @@ impl std::error::Error for KernelError {
 /// One [`launch_write`] in a [`Stream::scope`] of its own: the buffer stays borrowed until the
 /// stream is idle, also when the wait fails (the error is returned only then).
 pub fn write_value(
-    stream: &Stream<'_>,
-    buf: &mut DeviceBuffer<'_, i32>,
+    stream: &Stream,
+    buf: &mut DeviceBuffer<i32>,
     value: i32,
     block_dim: u32,
 ) -> Result<(), KernelError> {
@@ -321,8 +321,8 @@ pub fn write_value(
 /// `Destination data: <element i of buf>`. As [`write_value`], one [`launch_read`] in a scope of
 /// its own.
 pub fn read_value(
-    stream: &Stream<'_>,
-    buf: &DeviceBuffer<'_, i32>,
+    stream: &Stream,
+    buf: &DeviceBuffer<i32>,
     block_dim: u32,
 ) -> Result<(), KernelError> {
     const KERNEL: &str = "DeviceRead";
@@ -443,7 +443,7 @@ fn check_backend(kernel: &'static str) -> Result<(), KernelError> {
 /// `i32`s, which stays allocated and is not accessed by anything else until the stream has
 /// finished the kernel (a later synchronisation returned).
 pub unsafe fn launch_device_write(
-    stream: &Stream<'_>,
+    stream: &Stream,
     ptr: *mut i32,
     value: i32,
     block_dim: u32,
@@ -461,7 +461,7 @@ pub unsafe fn launch_device_write(
 /// `i32`s, which stays allocated and is not written by anything else until the stream has
 /// finished the kernel (a later synchronisation returned).
 pub unsafe fn launch_device_read(
-    stream: &Stream<'_>,
+    stream: &Stream,
     ptr: *const i32,
     block_dim: u32,
 ) -> Result<(), KernelError> {
@@ -535,7 +535,7 @@ mod imp {
     /// # Safety
     /// As [`crate::launch_device_write`]; `block_dim > 0`.
     pub(super) unsafe fn device_write(
-        stream: &Stream<'_>,
+        stream: &Stream,
         ptr: *mut i32,
         value: i32,
         block_dim: u32,
@@ -557,7 +557,7 @@ mod imp {
     /// # Safety
     /// As [`crate::launch_device_read`]; `block_dim > 0`.
     pub(super) unsafe fn device_read(
-        stream: &Stream<'_>,
+        stream: &Stream,
         ptr: *const i32,
         block_dim: u32,
     ) -> ascendcl::Result<()> {
@@ -599,7 +599,7 @@ mod imp {
     /// # Safety
     /// As [`crate::launch_device_write`]; `block_dim > 0`.
     pub(super) unsafe fn device_write(
-        stream: &Stream<'_>,
+        stream: &Stream,
         ptr: *mut i32,
         value: i32,
         block_dim: u32,
@@ -614,7 +614,7 @@ mod imp {
     /// # Safety
     /// As [`crate::launch_device_read`]; `block_dim > 0`.
     pub(super) unsafe fn device_read(
-        stream: &Stream<'_>,
+        stream: &Stream,
         ptr: *const i32,
         block_dim: u32,
     ) -> ascendcl::Result<()> {

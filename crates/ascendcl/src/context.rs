@@ -1,255 +1,204 @@
-//! Contexts and the calling thread's current context.
+//! Explicit contexts (`aclrtCreateContext` … `aclrtDestroyContext`) and [`Context::bind`].
 //!
-//! The runtime keeps one *current context* per thread; memory, stream and event calls act on it.
-//! [`Device`] makes its default context current when opened. This crate remembers, per thread,
-//! which context it last made current, and operations that create resources (allocations,
-//! streams, events) or enqueue work on a stream make their own context current first when it is
-//! not already — a thread-local compare, no runtime call in the common case. Synchronous copies
-//! never change the current context.
-//!
-//! A [`Context`] is an extra context on a device (`aclrtCreateContext`). [`Context::bind`] runs a
-//! closure with the context current and restores the previous one afterwards, even on panic, so
-//! raw FFI inside the closure (for example a kernel launch) sees the context the code names.
+//! A [`Context`] is an extra context on a device: a reference-counted handle that keeps its
+//! [`Device`] open, and that streams created in it keep alive in turn. Calls of this crate make
+//! their own context current (see the `current` module), so `bind` is for raw FFI that needs a
+//! known current context for the duration of a closure.
 
+use crate::current;
+use crate::deferred::{self, Raw};
 use crate::device::Device;
 use crate::error::Result;
 use crate::release::{ReleaseError, ReleaseResult};
 use crate::result;
-use crate::stream::{Stream, StreamFlags};
+use crate::stream::{Owner, Stream, StreamFlags};
 use ascendcl_sys as sys;
-use std::cell::Cell;
 use std::marker::PhantomData;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
-thread_local! {
-    /// The context this crate last made current on this thread (NULL: unknown).
-    static CURRENT: Cell<sys::aclrtContext> = const { Cell::new(std::ptr::null_mut()) };
-    /// Bumped whenever this thread resets a device or destroys a context: a context remembered
-    /// before a change of epoch may no longer exist.
-    static EPOCH: Cell<u64> = const { Cell::new(0) };
-}
-
-thread_local! {
-    /// Default contexts of the devices open on this thread, in opening order (one entry per
-    /// `Device` handle).
-    static LIVE: std::cell::RefCell<Vec<sys::aclrtContext>> = const {
-        std::cell::RefCell::new(Vec::new())
-    };
-}
-
-/// Records a device handle opened on this thread.
-pub(crate) fn device_opened(ctx: sys::aclrtContext) {
-    // `try_with`: a handle may be created or dropped while this thread's locals are being
-    // destroyed (a `Device<'static>` kept in a `thread_local!`); `with` would panic there.
-    let _ = LIVE.try_with(|l| l.borrow_mut().push(ctx));
-}
-
-/// Records that a device handle of this thread was reset (`all`: every handle of that context,
-/// after a forced reset), and makes a still-open device's context current so that calls that
-/// rely on *some* current context (synchronous copies) keep working.
-pub(crate) fn device_closed(ctx: sys::aclrtContext, all: bool) {
-    forget_any();
-    let fallback = LIVE
-        .try_with(|l| {
-            let mut l = l.borrow_mut();
-            if all {
-                l.retain(|&c| c != ctx);
-            } else if let Some(i) = l.iter().rposition(|&c| c == ctx) {
-                l.remove(i);
-            }
-            l.last().copied()
-        })
-        .ok()
-        .flatten();
-    if let Some(c) = fallback {
-        crate::drop_errors::report(force_current(c));
-    }
-}
-
-/// After a context of this thread was destroyed: when it was the current one, makes an open
-/// device's context current instead.
-fn context_destroyed(ctx: sys::aclrtContext) {
-    let was_current = remembered() == ctx;
-    forget_current(ctx);
-    if was_current && let Ok(Some(c)) = LIVE.try_with(|l| l.borrow().last().copied()) {
-        crate::drop_errors::report(force_current(c));
-    }
-}
-
-fn bump_epoch() {
-    EPOCH.with(|e| e.set(e.get().wrapping_add(1)));
-}
-
-fn epoch() -> u64 {
-    EPOCH.with(Cell::get)
-}
-
-/// Makes `ctx` current on this thread unless this crate already did.
-#[inline]
-pub(crate) fn ensure_current(ctx: sys::aclrtContext) -> Result<()> {
-    if CURRENT.with(Cell::get) == ctx {
-        return Ok(());
-    }
-    force_current(ctx)
-}
-
-/// Makes `ctx` current on this thread (`aclrtSetCurrentContext`) and remembers it.
-pub(crate) fn force_current(ctx: sys::aclrtContext) -> Result<()> {
-    // SAFETY: every context this crate passes here is owned by a live Device or Context that the
-    // caller borrows.
-    unsafe { result::context::set_current(ctx) }?;
-    CURRENT.with(|c| c.set(ctx));
-    Ok(())
-}
-
-/// Records that the runtime itself made `ctx` current (after `aclrtSetDevice`,
-/// `aclrtCreateContext`).
-pub(crate) fn note_current(ctx: sys::aclrtContext) {
-    CURRENT.with(|c| c.set(ctx));
-}
-
-/// Forgets the remembered context when it is `ctx` (it was destroyed or reset).
-pub(crate) fn forget_current(ctx: sys::aclrtContext) {
-    bump_epoch();
-    CURRENT.with(|c| {
-        if c.get() == ctx {
-            c.set(std::ptr::null_mut());
-        }
-    });
-}
-
-/// Forgets the remembered context, whatever it is.
-pub(crate) fn forget_any() {
-    bump_epoch();
-    CURRENT.with(|c| c.set(std::ptr::null_mut()));
-}
-
-pub(crate) fn remembered() -> sys::aclrtContext {
-    CURRENT.with(Cell::get)
-}
-
-/// An explicitly created context on a device (`aclrtCreateContext` / `aclrtDestroyContext`).
+/// An explicitly created context on a device (`aclrtCreateContext`; destroyed with
+/// `aclrtDestroyContext` when its last handle goes).
 ///
-/// Borrows its [`Device`]; streams created in it borrow the `Context`. Not `Send`: contexts are
-/// made current per thread.
-#[derive(Debug)]
-pub struct Context<'d> {
-    raw: sys::aclrtContext,
-    device: i32,
-    _device: PhantomData<&'d Device<'d>>,
+/// Cheap to clone, `Send + Sync`, `'static`; it keeps its [`Device`] open, and streams created
+/// in it keep it alive.
+#[derive(Debug, Clone)]
+pub struct Context {
+    inner: Arc<ContextInner>,
 }
 
-impl<'d> Context<'d> {
-    pub(crate) fn create(device: &'d Device<'_>) -> Result<Context<'d>> {
+#[derive(Debug)]
+struct ContextInner {
+    /// NULL once destroyed explicitly.
+    raw: sys::aclrtContext,
+    device: Device,
+}
+
+// SAFETY: a context handle is a plain value the runtime accepts from any thread; the runtime
+// makes it current per thread, which every call of this crate does first.
+unsafe impl Send for ContextInner {}
+// SAFETY: as above; `raw` is never mutated while shared.
+unsafe impl Sync for ContextInner {}
+
+/// The explicit contexts alive in the process (weak: the handles own them), so that
+/// [`Context::bind`] can tell whether the context it restores still exists.
+/// Each entry is the context's address and a weak reference; only a matching entry is upgraded,
+/// so that no last handle is dropped while the lock is held.
+static LIVE: Mutex<Vec<(usize, Weak<ContextInner>)>> = Mutex::new(Vec::new());
+
+fn live() -> std::sync::MutexGuard<'static, Vec<(usize, Weak<ContextInner>)>> {
+    LIVE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A handle on whatever owns `ctx` (an open device's default context, or an explicit context),
+/// if it is alive: holding it keeps `ctx` alive.
+fn owner_of(ctx: sys::aclrtContext) -> Option<Owner> {
+    if ctx.is_null() {
+        return None;
+    }
+    if let Some(d) = crate::device::owner_of(ctx) {
+        return Some(Owner::Device(d));
+    }
+    live()
+        .iter()
+        .filter(|(raw, _)| *raw == ctx as usize)
+        .find_map(|(_, w)| w.upgrade())
+        .map(|inner| Owner::Context(Context { inner }))
+}
+
+impl Context {
+    pub(crate) fn create(device: &Device) -> Result<Context> {
+        let at = current::epoch();
         let raw = result::context::create(device.id())?;
         // aclrtCreateContext made the new context current on this thread.
-        note_current(raw);
-        Ok(Context {
+        current::note_current_at(raw, at);
+        let inner = Arc::new(ContextInner {
             raw,
-            device: device.id(),
-            _device: PhantomData,
-        })
+            device: device.clone(),
+        });
+        let mut l = live();
+        l.retain(|(_, w)| w.strong_count() > 0);
+        l.push((raw as usize, Arc::downgrade(&inner)));
+        Ok(Context { inner })
     }
 
     /// The raw `aclrtContext`, for FFI.
     pub fn as_raw(&self) -> sys::aclrtContext {
-        self.raw
+        self.inner.raw
     }
 
     /// The id of the device the context belongs to.
     pub fn device_id(&self) -> i32 {
-        self.device
+        self.inner.device.id()
+    }
+
+    /// The device the context belongs to.
+    pub fn device(&self) -> &Device {
+        &self.inner.device
     }
 
     /// Runs `f` with this context current on the calling thread (`aclrtSetCurrentContext`), then
-    /// makes the previously current context current again, also when `f` panics. (When `f`
-    /// resets a device or destroys a context, the previous context may be gone: it is then not
-    /// restored, and the next operation of this crate makes its own context current.)
+    /// makes the previously current context current again, also when `f` panics. (When the
+    /// previous context is gone by then — its last handle dropped, on any thread — it is not
+    /// restored, and the next call of this crate makes its own context current.)
     ///
     /// ```
     /// # let rt = ascendcl::Runtime::new()?;
     /// let dev = rt.device(0)?;
     /// let ctx = dev.create_context()?;
-    /// let raw = ctx.bind(|bound| bound.as_raw())?;
+    /// let raw = ctx.bind(|current| current.as_raw())?;
     /// assert_eq!(raw, ctx.as_raw());
     /// # Ok::<(), ascendcl::Error>(())
     /// ```
-    pub fn bind<R>(&self, f: impl FnOnce(&Bound<'_>) -> R) -> Result<R> {
-        // Only a context this crate made current is restored: its owner is alive unless the
-        // epoch changes.
-        let previous = remembered();
-        force_current(self.raw)?;
+    pub fn bind<R>(&self, f: impl FnOnce(&CurrentContext<'_>) -> R) -> Result<R> {
+        let previous = current::remembered();
+        current::force_current(self.inner.raw)?;
         struct Restore {
             previous: sys::aclrtContext,
-            epoch: u64,
         }
         impl Drop for Restore {
             fn drop(&mut self) {
-                if !self.previous.is_null() && epoch() == self.epoch {
-                    crate::drop_errors::report(force_current(self.previous));
-                } else {
-                    forget_any();
+                // Only a context that some handle still owns is made current again; the handle
+                // found is held meanwhile, so the context cannot go away during the call.
+                match owner_of(self.previous) {
+                    Some(owner) => {
+                        crate::drop_errors::report(current::force_current(self.previous));
+                        drop(owner);
+                    }
+                    None => current::forget(),
                 }
             }
         }
-        let _restore = Restore {
-            previous,
-            epoch: epoch(),
-        };
-        Ok(f(&Bound {
-            raw: self.raw,
+        let _restore = Restore { previous };
+        Ok(f(&CurrentContext {
+            raw: self.inner.raw,
             _not_send: PhantomData,
         }))
     }
 
     /// Creates a stream in this context (default flags, priority 0).
-    pub fn create_stream(&self) -> Result<Stream<'_>> {
+    pub fn create_stream(&self) -> Result<Stream> {
         self.create_stream_with(StreamFlags::empty(), 0)
     }
 
     /// Creates a stream in this context with flags and a priority (0 highest … 7).
-    pub fn create_stream_with(&self, flags: StreamFlags, priority: u32) -> Result<Stream<'_>> {
-        Stream::create(self.raw, self.device, flags, priority)
+    pub fn create_stream_with(&self, flags: StreamFlags, priority: u32) -> Result<Stream> {
+        Stream::create(self.into(), flags, priority)
     }
 
-    /// Destroys the context (`aclrtDestroyContext`). On failure the context is still alive and
-    /// comes back with the error ([`ReleaseError`]): retry, or drop it.
+    /// Releases this handle. When it was the last one (no clone, no stream of the context), the
+    /// context is destroyed now (`aclrtDestroyContext`); on failure it is still alive and comes
+    /// back with the error ([`ReleaseError`]): retry, or drop it. Otherwise this returns `Ok` and
+    /// the last handle destroys it.
     pub fn destroy(self) -> ReleaseResult<(), Self> {
-        // SAFETY: `raw` is a live context owned by this handle; on success it is never used
-        // again (forgotten below).
-        match unsafe { result::context::destroy(self.raw) } {
+        let mut inner = match Arc::try_unwrap(self.inner) {
+            Ok(inner) => inner,
+            Err(_shared) => return Ok(()),
+        };
+        current::invalidate();
+        // SAFETY: `raw` is a live context owned by this, the only handle; on success it is never
+        // used again (cleared below).
+        match unsafe { result::context::destroy(inner.raw) } {
             Ok(()) => {
-                context_destroyed(self.raw);
-                std::mem::forget(self);
+                inner.raw = std::ptr::null_mut();
                 Ok(())
             }
-            Err(e) => Err(ReleaseError::new(e, self)),
+            Err(e) => Err(ReleaseError::new(
+                e,
+                Context {
+                    inner: Arc::new(inner),
+                },
+            )),
         }
     }
 }
 
-impl Drop for Context<'_> {
+impl Drop for ContextInner {
     fn drop(&mut self) {
-        // SAFETY: `raw` is a live context owned by this handle, released once.
-        crate::drop_errors::report(unsafe { result::context::destroy(self.raw) });
-        context_destroyed(self.raw);
+        if self.raw.is_null() {
+            return;
+        }
+        let (raw, device) = (Raw(self.raw), self.device.clone());
+        deferred::release(move || {
+            current::invalidate();
+            // SAFETY: the context was owned by the last handle, which is gone; released once.
+            let r = unsafe { result::context::destroy(raw.get()) };
+            drop(device);
+            r
+        });
     }
 }
 
-/// Proof, inside [`Context::bind`], that a context is current on this thread.
+/// Proof, inside [`Context::bind`], that a context is current on this thread. Not `Send`: the
+/// current context is per thread.
 #[derive(Debug)]
-pub struct Bound<'c> {
+pub struct CurrentContext<'c> {
     raw: sys::aclrtContext,
     _not_send: PhantomData<&'c *mut ()>,
 }
 
-impl Bound<'_> {
+impl CurrentContext<'_> {
     /// The current context's raw handle.
     pub fn as_raw(&self) -> sys::aclrtContext {
         self.raw
     }
-}
-
-/// `aclrtGetCurrentContext`: the calling thread's current context as the runtime sees it.
-pub fn current_context() -> Result<sys::aclrtContext> {
-    result::context::current()
 }

@@ -4,8 +4,9 @@
 //! the direction ([`MemcpyKind`]) follows from where each side lives ([`MemoryLocation`]),
 //! lengths must be equal and are checked before the runtime is called, and buffers of two
 //! different devices are rejected (that copy needs a [`PeerAccess`](crate::PeerAccess) token).
-//! The copy path costs one length compare, one location match and the `aclrtMemcpy` call: no
-//! allocation, no lock, no other runtime call.
+//! The copy path costs one length compare, one location match, the thread-local compare that
+//! makes the endpoints' context current, and the `aclrtMemcpy` call: no allocation, no lock, no
+//! other runtime call (unless this thread's current context must change).
 //!
 //! | function | C function |
 //! |---|---|
@@ -15,9 +16,10 @@
 //!
 //! Asynchronous copies live on [`Stream::scope`](crate::Stream::scope).
 
-use crate::device::raw_enum;
+use crate::current;
 use crate::error::{Error, Result};
 use crate::memory::DeviceRepr;
+use crate::raw_enum::raw_enum;
 use crate::result;
 use ascendcl_sys as sys;
 use std::ffi::c_void;
@@ -87,12 +89,14 @@ impl MemoryLocation {
     }
 }
 
-/// A raw description of copy endpoint memory: address, element count, location.
+/// A raw description of copy endpoint memory: address, element count, location, and the context
+/// to make current before the runtime touches it.
 #[derive(Debug)]
 pub struct RawRegion<T> {
     ptr: *mut T,
     len: usize,
     location: MemoryLocation,
+    ctx: sys::aclrtContext,
 }
 
 impl<T> Clone for RawRegion<T> {
@@ -103,10 +107,27 @@ impl<T> Clone for RawRegion<T> {
 impl<T> Copy for RawRegion<T> {}
 
 impl<T> RawRegion<T> {
-    /// A region of `len` elements at `ptr`.
+    /// A region of `len` elements at `ptr`, naming no context (copies use the thread's current
+    /// context unless the other endpoint names one).
     #[inline]
     pub fn new(ptr: *mut T, len: usize, location: MemoryLocation) -> Self {
-        RawRegion { ptr, len, location }
+        RawRegion {
+            ptr,
+            len,
+            location,
+            ctx: std::ptr::null_mut(),
+        }
+    }
+    /// The same region, naming the context a copy makes current before it runs: the default
+    /// context of the memory's device (NULL: none).
+    #[inline]
+    pub fn with_context(self, ctx: sys::aclrtContext) -> Self {
+        RawRegion { ctx, ..self }
+    }
+    /// The context the region names (NULL: none).
+    #[inline]
+    pub fn context(&self) -> sys::aclrtContext {
+        self.ctx
     }
     /// The address.
     #[inline]
@@ -141,7 +162,9 @@ impl<T> RawRegion<T> {
 ///
 /// # Safety
 /// `source_region` describes memory at the stated location, valid for reads of `len` elements
-/// for as long as the borrow of `self` lasts, and not written by anyone else during it.
+/// for as long as the borrow of `self` lasts, and not written by anyone else during it. The
+/// context it names, if any, is a live context of that memory's device for as long as the
+/// borrow.
 pub unsafe trait CopySource {
     /// The element type.
     type Elem: DeviceRepr;
@@ -154,6 +177,8 @@ pub unsafe trait CopySource {
 /// # Safety
 /// `dest_region` describes memory at the stated location, valid for writes of `len` elements
 /// for as long as the mutable borrow of `self` lasts, and not accessed by anyone else during it.
+/// The context it names, if any, is a live context of that memory's device for as long as the
+/// borrow.
 pub unsafe trait CopyDest {
     /// The element type.
     type Elem: DeviceRepr;
@@ -235,6 +260,13 @@ fn cross_device(api: &'static str, dst: i32, src: i32) -> Error {
     )
 }
 
+/// The context a copy between `d` and `s` makes current: the destination's, else the source's
+/// (NULL when neither names one).
+#[inline(always)]
+fn context_of<T>(d: &RawRegion<T>, s: &RawRegion<T>) -> sys::aclrtContext {
+    if d.ctx.is_null() { s.ctx } else { d.ctx }
+}
+
 /// Checks and performs one synchronous copy between regions.
 #[inline(always)]
 pub(crate) fn copy_regions<T: DeviceRepr>(
@@ -262,6 +294,7 @@ pub(crate) fn copy_regions<T: DeviceRepr>(
         Some(k) => k,
         None => MemcpyKind::between(s.location, d.location),
     };
+    current::ensure_known(context_of(&d, &s))?;
     let bytes = s.bytes();
     // SAFETY: both regions come from CopySource/CopyDest borrows that outlive this call and
     // describe `bytes` valid bytes at their locations; the copy is synchronous.
@@ -432,6 +465,7 @@ where
         return Ok(());
     };
     let kind = MemcpyKind::between(s.location, d.location);
+    current::ensure_known(context_of(&d, &s))?;
     // SAFETY: the pitched regions were checked to lie within both borrowed buffers.
     unsafe {
         result::memory::memcpy_2d(
@@ -469,8 +503,12 @@ where
         Vec::with_capacity(n),
     );
     let mut dir: Option<(MemcpyKind, u32)> = None;
+    let mut ctx: sys::aclrtContext = std::ptr::null_mut();
     for (d, s) in dsts.iter_mut().zip(srcs) {
         let (d, s) = (d.dest_region(), s.source_region());
+        if ctx.is_null() {
+            ctx = context_of(&d, &s);
+        }
         if d.len != s.len {
             return Err(length_mismatch(API, d.len, s.len));
         }
@@ -521,6 +559,7 @@ where
         rsv: [0; 16],
     }];
     let mut idx = [0usize];
+    current::ensure_known(ctx)?;
     // SAFETY: every pointer/size pair comes from a borrowed CopySource/CopyDest checked above;
     // the arrays have equal lengths; the call is synchronous.
     unsafe {

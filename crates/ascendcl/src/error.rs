@@ -77,6 +77,21 @@ pub enum Error {
     /// closure was dropped instead. Reported by its [`HostFnHandle`](crate::HostFnHandle).
     #[error("a host function was discarded: its stream was force-destroyed before it ran")]
     HostFnDiscarded,
+    /// A release that needs the only handle on a resource was asked of one that other handles
+    /// share (for example [`Device::reset_force`](crate::Device::reset_force) while a buffer
+    /// holds the device). Nothing was released.
+    #[error(
+        "{api} refused: {others} other handle(s) share this {what}, and a forced release needs \
+         the only one (nothing was released)"
+    )]
+    Shared {
+        /// The release that was refused.
+        api: &'static str,
+        /// What the handle owns (`device`, `stream`).
+        what: &'static str,
+        /// How many other handles were alive when it was refused.
+        others: usize,
+    },
 }
 
 /// The runtime's message as [`Error::Acl`] shows it: without what the error already says. A
@@ -157,7 +172,8 @@ impl Error {
         match self {
             Error::Acl { api, .. }
             | Error::MissingSymbol { api, .. }
-            | Error::Argument { api, .. } => Some(api),
+            | Error::Argument { api, .. }
+            | Error::Shared { api, .. } => Some(api),
             _ => None,
         }
     }

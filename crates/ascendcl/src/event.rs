@@ -1,13 +1,15 @@
 //! Events: markers recorded on streams, for waiting, cross-stream ordering and timing.
+//!
+//! An [`Event`] is a reference-counted handle that keeps its device open.
 
-use crate::context;
+use crate::deferred::{self, Raw};
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::release::{ReleaseError, ReleaseResult};
 use crate::result;
 use crate::stream::{Stream, timeout_ms};
 use ascendcl_sys as sys;
-use std::marker::PhantomData;
+use std::sync::Arc;
 use std::time::Duration;
 
 bitflags::bitflags! {
@@ -30,7 +32,11 @@ bitflags::bitflags! {
     }
 }
 
-/// An event (`aclrtCreateEvent[WithFlag]` … `aclrtDestroyEvent`).
+/// An event (`aclrtCreateEvent[WithFlag]`; destroyed with `aclrtDestroyEvent` when its last
+/// handle goes).
+///
+/// Cheap to clone, `Send + Sync`, `'static`; it keeps its device open. Recording, querying and
+/// waiting are synchronised by the runtime, so threads may share one event.
 ///
 /// | operation | C function |
 /// |---|---|
@@ -41,16 +47,27 @@ bitflags::bitflags! {
 /// | [`Event::synchronize`], [`Event::synchronize_timeout`] | `aclrtSynchronizeEvent[WithTimeout]` |
 /// | [`Event::elapsed_since`], [`Event::elapsed`] | `aclrtEventElapsedTime` |
 /// | [`Stream::wait_event`] | `aclrtStreamWaitEvent` |
-/// | drop, [`Event::destroy`] | `aclrtDestroyEvent` |
-#[derive(Debug)]
-pub struct Event<'d> {
-    raw: sys::aclrtEvent,
-    ctx: sys::aclrtContext,
-    _device: PhantomData<&'d Device<'d>>,
+/// | drop of the last handle, [`Event::destroy`] | `aclrtDestroyEvent` |
+#[derive(Debug, Clone)]
+pub struct Event {
+    inner: Arc<EventInner>,
 }
 
-impl<'d> Event<'d> {
-    pub(crate) fn create(device: &'d Device<'_>, flags: Option<EventFlags>) -> Result<Event<'d>> {
+#[derive(Debug)]
+struct EventInner {
+    /// NULL once destroyed explicitly.
+    raw: sys::aclrtEvent,
+    device: Device,
+}
+
+// SAFETY: an event handle is a plain value the runtime accepts from any thread and synchronises
+// internally; every call makes the event's context current first.
+unsafe impl Send for EventInner {}
+// SAFETY: as above; `raw` is never mutated while shared.
+unsafe impl Sync for EventInner {}
+
+impl Event {
+    pub(crate) fn create(device: &Device, flags: Option<EventFlags>) -> Result<Event> {
         if flags.is_some_and(|f| f.is_empty()) {
             return Err(Error::argument(
                 "aclrtCreateEventWithFlag",
@@ -60,37 +77,48 @@ impl<'d> Event<'d> {
         device.ensure_current()?;
         let raw = result::event::create(flags.map(|f| f.bits()))?;
         Ok(Event {
-            raw,
-            ctx: device.raw_context(),
-            _device: PhantomData,
+            inner: Arc::new(EventInner {
+                raw,
+                device: device.clone(),
+            }),
         })
     }
 
     /// The raw `aclrtEvent`, for FFI.
     pub fn as_raw(&self) -> sys::aclrtEvent {
-        self.raw
+        self.inner.raw
+    }
+
+    /// The device the event belongs to.
+    pub fn device(&self) -> &Device {
+        &self.inner.device
+    }
+
+    fn ensure_current(&self) -> Result<()> {
+        self.inner.device.ensure_current()
     }
 
     /// Records the event on `stream`: it completes when the stream's earlier work is done
     /// (`aclrtRecordEvent`).
-    pub fn record(&self, stream: &Stream<'_>) -> Result<()> {
+    pub fn record(&self, stream: &Stream) -> Result<()> {
         stream.make_current()?;
         // SAFETY: both handles are live while borrowed.
-        unsafe { result::event::record(self.raw, stream.as_raw()) }
+        unsafe { result::event::record(self.as_raw(), stream.as_raw()) }
     }
 
     /// Resets the event on `stream` (`aclrtResetEvent`).
-    pub fn reset(&self, stream: &Stream<'_>) -> Result<()> {
+    pub fn reset(&self, stream: &Stream) -> Result<()> {
         stream.make_current()?;
         // SAFETY: both handles are live while borrowed.
-        unsafe { result::event::reset(self.raw, stream.as_raw()) }
+        unsafe { result::event::reset(self.as_raw(), stream.as_raw()) }
     }
 
     /// Whether the work before the last record is done, without blocking
     /// (`aclrtQueryEventStatus`; an event never recorded counts as complete).
     pub fn is_complete(&self) -> Result<bool> {
+        self.ensure_current()?;
         // SAFETY: `raw` is live while `self` is.
-        let st = unsafe { result::event::query_status(self.raw) }?;
+        let st = unsafe { result::event::query_status(self.as_raw()) }?;
         match st {
             sys::ACL_EVENT_RECORDED_STATUS_COMPLETE => Ok(true),
             sys::ACL_EVENT_RECORDED_STATUS_NOT_READY => Ok(false),
@@ -103,30 +131,31 @@ impl<'d> Event<'d> {
 
     /// Blocks until the event completes (`aclrtSynchronizeEvent`).
     pub fn synchronize(&self) -> Result<()> {
-        context::ensure_current(self.ctx)?;
+        self.ensure_current()?;
         // SAFETY: `raw` is live while `self` is.
-        unsafe { result::event::synchronize(self.raw) }
+        unsafe { result::event::synchronize(self.as_raw()) }
     }
 
     /// As [`Event::synchronize`], giving up after `timeout` (`None`: forever) with
     /// `ACL_ERROR_RT_EVENT_SYNC_TIMEOUT` (`aclrtSynchronizeEventWithTimeout`).
     pub fn synchronize_timeout(&self, timeout: Option<Duration>) -> Result<()> {
-        context::ensure_current(self.ctx)?;
+        self.ensure_current()?;
         // SAFETY: `raw` is live while `self` is.
-        unsafe { result::event::synchronize_timeout(self.raw, timeout_ms(timeout)) }
+        unsafe { result::event::synchronize_timeout(self.as_raw(), timeout_ms(timeout)) }
     }
 
     /// Time between `start` and this event, both recorded and complete
     /// (`aclrtEventElapsedTime`, milliseconds converted to a `Duration`).
-    pub fn elapsed_since(&self, start: &Event<'_>) -> Result<Duration> {
+    pub fn elapsed_since(&self, start: &Event) -> Result<Duration> {
         Event::elapsed(start, self)
     }
 
     /// Time from `start` to `end` (`aclrtEventElapsedTime`). A negative or non-finite answer is
     /// an error.
-    pub fn elapsed(start: &Event<'_>, end: &Event<'_>) -> Result<Duration> {
+    pub fn elapsed(start: &Event, end: &Event) -> Result<Duration> {
+        end.ensure_current()?;
         // SAFETY: both handles are live while borrowed.
-        let ms = unsafe { result::event::elapsed_ms(start.raw, end.raw) }?;
+        let ms = unsafe { result::event::elapsed_ms(start.as_raw(), end.as_raw()) }?;
         Duration::try_from_secs_f64(f64::from(ms) / 1000.0).map_err(|_| {
             Error::argument(
                 "aclrtEventElapsedTime",
@@ -135,23 +164,45 @@ impl<'d> Event<'d> {
         })
     }
 
-    /// Destroys the event (`aclrtDestroyEvent`). On failure the event is still alive and comes
-    /// back with the error ([`ReleaseError`]): retry, or drop it.
+    /// Releases this handle. When it was the last one, the event is destroyed now
+    /// (`aclrtDestroyEvent`); on failure it is still alive and comes back with the error
+    /// ([`ReleaseError`]): retry, or drop it. Otherwise this returns `Ok` and the last handle
+    /// destroys it.
     pub fn destroy(self) -> ReleaseResult<(), Self> {
-        // SAFETY: `raw` is live and owned; on success it is never used again (forgotten below).
-        match unsafe { result::event::destroy(self.raw) } {
+        let mut inner = match Arc::try_unwrap(self.inner) {
+            Ok(inner) => inner,
+            Err(_shared) => return Ok(()),
+        };
+        let destroyed = inner.device.ensure_current().and_then(|()| {
+            // SAFETY: `raw` is live and owned by this, the only handle; on success it is never
+            // used again (cleared below).
+            unsafe { result::event::destroy(inner.raw) }
+        });
+        match destroyed {
             Ok(()) => {
-                std::mem::forget(self);
+                inner.raw = std::ptr::null_mut();
                 Ok(())
             }
-            Err(e) => Err(ReleaseError::new(e, self)),
+            Err(e) => Err(ReleaseError::new(
+                e,
+                Event {
+                    inner: Arc::new(inner),
+                },
+            )),
         }
     }
 }
 
-impl Drop for Event<'_> {
+impl Drop for EventInner {
     fn drop(&mut self) {
-        // SAFETY: `raw` is live and owned; released once.
-        crate::drop_errors::report(unsafe { result::event::destroy(self.raw) });
+        if self.raw.is_null() {
+            return;
+        }
+        let (raw, device) = (Raw(self.raw), self.device.clone());
+        deferred::release(move || {
+            let _ = device.ensure_current();
+            // SAFETY: the event was owned by the last handle, which is gone; released once.
+            unsafe { result::event::destroy(raw.get()) }
+        });
     }
 }

@@ -4,11 +4,14 @@
 //!
 //! Closures are `FnOnce + Send + 'static`: they run on a runtime (or report) thread. A panic is
 //! caught before it reaches the C caller, stored in the closure's [`HostFnHandle`] and reported by
-//! the stream's next synchronisation as [`Error::HostFnPanicked`].
+//! the stream's next synchronisation as [`Error::HostFnPanicked`]. While a closure runs (and is
+//! dropped), releases of the handles it captured are handed to a release thread (the `deferred`
+//! module): the runtime forbids freeing or destroying on its callback thread.
 
-use crate::context;
-use crate::device::raw_enum;
+use crate::current;
+use crate::deferred::CallbackMark;
 use crate::error::{Error, Result};
+use crate::raw_enum::raw_enum;
 use crate::result;
 use crate::stream::{Stream, StreamShared};
 use ascendcl_sys as sys;
@@ -53,9 +56,8 @@ impl HostFnHandle {
 
     /// Blocks until the closure has run; its panic, if any, is the error. A closure whose stream
     /// was destroyed with [`Stream::destroy_force`] before reaching it never runs: it is dropped
-    /// and this returns [`Error::HostFnDiscarded`]. (A stream torn down by another thread's
-    /// `Device::reset_force` gives no such notice: use [`HostFnHandle::wait_timeout`] when that
-    /// can happen.)
+    /// and this returns [`Error::HostFnDiscarded`]. (A stream torn down by raw FFI gives no such
+    /// notice: use [`HostFnHandle::wait_timeout`] when that can happen.)
     pub fn wait(&self) -> Result<()> {
         let mut g = self.lock();
         loop {
@@ -127,6 +129,9 @@ unsafe extern "C" fn trampoline(arg: *mut c_void) {
     // SAFETY: `arg` is the strong reference leaked by `package` for the runtime's task, passed
     // to exactly one call (the runtime calls a host function once).
     let payload = unsafe { Arc::from_raw(arg.cast_const().cast::<Payload>()) };
+    // Releases of handles the closure captured (dropped below, or when it returns) go to the
+    // release thread.
+    let _mark = CallbackMark::enter();
     let job = payload.take();
     drop(payload);
     // None: the closure was already dropped by `discard_pending`.
@@ -153,16 +158,16 @@ unsafe extern "C" fn trampoline(arg: *mut c_void) {
     );
 }
 
-fn package(stream: &Stream<'_>, f: Box<dyn FnOnce() + Send>) -> (*mut c_void, HostFnHandle) {
+fn package(stream: &Stream, f: Box<dyn FnOnce() + Send>) -> (*mut c_void, HostFnHandle) {
     let completion = Arc::new(Completion::default());
     let payload = Arc::new(Payload {
         job: Mutex::new(Some(Job {
             f,
-            stream: stream.shared.clone(),
+            stream: stream.shared().clone(),
             completion: completion.clone(),
         })),
     });
-    stream.shared.track(Arc::downgrade(&payload));
+    stream.shared().track(Arc::downgrade(&payload));
     (
         Arc::into_raw(payload).cast_mut().cast(),
         HostFnHandle { completion },
@@ -192,7 +197,7 @@ pub(crate) fn discard_pending(pending: Vec<Weak<Payload>>) {
     }
 }
 
-pub(crate) fn launch(stream: &Stream<'_>, f: Box<dyn FnOnce() + Send>) -> Result<HostFnHandle> {
+pub(crate) fn launch(stream: &Stream, f: Box<dyn FnOnce() + Send>) -> Result<HostFnHandle> {
     let (arg, handle) = package(stream, f);
     // SAFETY: the stream is live; the trampoline consumes `arg` once.
     match unsafe { result::stream::launch_host_func(stream.as_raw(), trampoline, arg) } {
@@ -218,9 +223,12 @@ raw_enum! {
 /// `aclrtProcessReport` and runs the callbacks launched with
 /// [`ReportSubscription::launch_callback`]. Dropping it (or [`ReportSubscription::close`])
 /// unsubscribes (`aclrtUnSubscribeReport`) and joins the thread.
+///
+/// It holds a handle on the stream. Not `Send`: it owns the report thread, and must be closed by
+/// the thread that opened it (never by a callback it runs, which would wait for itself).
 #[derive(Debug)]
-pub struct ReportSubscription<'s, 'a> {
-    stream: &'s Stream<'a>,
+pub struct ReportSubscription {
+    stream: Stream,
     thread_id: u64,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<Result<()>>>,
@@ -230,8 +238,8 @@ pub struct ReportSubscription<'s, 'a> {
 /// How long one `aclrtProcessReport` call waits before the report thread checks for shutdown.
 const REPORT_POLL_MS: i32 = 20;
 
-impl<'s, 'a> ReportSubscription<'s, 'a> {
-    pub(crate) fn subscribe(stream: &'s Stream<'a>) -> Result<Self> {
+impl ReportSubscription {
+    pub(crate) fn subscribe(stream: &Stream) -> Result<Self> {
         use std::os::unix::thread::JoinHandleExt;
         stream.make_current()?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -244,7 +252,7 @@ impl<'s, 'a> ReportSubscription<'s, 'a> {
                 if !go_rx.recv().unwrap_or(false) {
                     return Ok(());
                 }
-                context::force_current(ctx as sys::aclrtContext)?;
+                current::force_current(ctx as sys::aclrtContext)?;
                 loop {
                     // Read before waiting: once asked to stop, the thread still runs every report
                     // already queued (`NoBlock` callbacks the stream synchronisation did not wait
@@ -282,7 +290,7 @@ impl<'s, 'a> ReportSubscription<'s, 'a> {
         }
         let _ = go_tx.send(true);
         Ok(ReportSubscription {
-            stream,
+            stream: stream.clone(),
             thread_id,
             stop,
             thread: Some(thread),
@@ -298,7 +306,7 @@ impl<'s, 'a> ReportSubscription<'s, 'a> {
         F: FnOnce() + Send + 'static,
     {
         self.stream.make_current()?;
-        let (arg, handle) = package(self.stream, Box::new(f));
+        let (arg, handle) = package(&self.stream, Box::new(f));
         // SAFETY: the stream is live and subscribed; the trampoline consumes `arg` once.
         match unsafe {
             result::report::launch_callback(trampoline, arg, block.into(), self.stream.as_raw())
@@ -341,16 +349,16 @@ impl<'s, 'a> ReportSubscription<'s, 'a> {
     }
 }
 
-impl Drop for ReportSubscription<'_, '_> {
+impl Drop for ReportSubscription {
     fn drop(&mut self) {
         crate::drop_errors::report(self.shutdown());
     }
 }
 
-impl<'a> Stream<'a> {
+impl Stream {
     /// Starts a report thread for this stream (`aclrtSubscribeReport`), for
     /// [`ReportSubscription::launch_callback`].
-    pub fn subscribe_report(&self) -> Result<ReportSubscription<'_, 'a>> {
+    pub fn subscribe_report(&self) -> Result<ReportSubscription> {
         ReportSubscription::subscribe(self)
     }
 }

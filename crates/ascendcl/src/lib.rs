@@ -100,41 +100,65 @@
 //!
 //! # Ownership and threads
 //!
-//! `Runtime` → [`Device<'rt>`](Device) → [`Stream<'d>`](Stream), [`Event<'d>`](Event),
-//! [`DeviceBuffer<'d, T>`](DeviceBuffer), [`HostBuffer<'d, T>`](HostBuffer). Each handle borrows the
-//! one it depends on, so using a buffer after its device is reset, or a device after
-//! `aclFinalize`, does not compile. `Runtime` is a cheap clonable handle (`Send + Sync`): the
-//! first one of the process calls `aclInit`, the last one to go calls `aclFinalize`, and tests
-//! running in parallel threads share one initialisation. Devices, contexts, streams, events and
-//! buffers are neither `Send` nor `Sync`: the runtime's current device and context are per
-//! thread, so every thread opens its own [`Device`].
+//! Handles own what they depend on, by reference counting: [`Device`], [`Context`], [`Stream`]
+//! and [`Event`] are cheap to clone, and every stream, event, context and buffer
+//! ([`DeviceBuffer<T>`](DeviceBuffer), [`HostBuffer<T>`](HostBuffer),
+//! [`HostRegistration<T>`](HostRegistration)) and every [`PeerAccess`] token holds a handle on
+//! its device; each open device holds a [`Runtime`] handle. A resource is released when its last
+//! handle goes, dependants first by construction: a device is reset only after its last buffer,
+//! stream and event are gone, and `aclFinalize` runs only after the last device is reset. No
+//! handle has a lifetime parameter: a model struct holds its device, weights and stream side by
+//! side, a function returns a buffer, a server moves a stream into a worker thread.
+//!
+//! | type | `Send` | `Sync` | why |
+//! |---|---|---|---|
+//! | `Runtime`, `Device`, `Context` | yes | yes | immutable once created; every call makes the right context current first |
+//! | `Stream` | yes | yes | the runtime serialises enqueues on one stream; the order between threads is theirs to arrange |
+//! | `Event` | yes | yes | recording, querying and waiting are synchronised by the runtime |
+//! | `DeviceBuffer<T>`, `HostBuffer<T>`, `HostRegistration<T>` | yes | yes | own their memory like a `Vec<T>` (`T: DeviceRepr` is `Send + Sync`) |
+//! | `PeerAccess`, `HostFnHandle` | yes | yes | hold handles and shared state only |
+//! | [`Scope`], [`Claimed`] | no | no | belong to the one [`Stream::scope`] call (and thread) that waits for them |
+//! | [`CurrentContext`] | no | no | proves that a context is current on *this* thread |
+//! | [`ReportSubscription`] | no | no | owns its report thread; closed by the thread that opened it |
+//!
+//! The process holds one open device per id: [`Runtime::device`] on an id that is open returns
+//! another handle on it. Releases that would destroy what other handles use need the only
+//! handle: [`Device::reset_force`] and [`Stream::destroy_force`] refuse with [`Error::Shared`]
+//! (giving the handle back) while a clone, a buffer or a stream holds the resource. The plain
+//! releases ([`Device::reset`], [`Stream::destroy`], [`Event::destroy`], [`Context::destroy`])
+//! release their own handle and the resource with it when it was the last.
 //!
 //! # The current context
 //!
-//! The runtime acts on the calling thread's *current context*. Opening a [`Device`] makes its
-//! default context current. This crate remembers, per thread, which context it last made
-//! current; creating resources (allocations, streams, events) and enqueuing work on a stream
-//! make their own context current first when it is not already — a thread-local compare, no
-//! runtime call in the common case. Synchronous copies never touch the current context (they
-//! only need one). [`Context::bind`] runs a closure with an explicit context current and
-//! restores the previous one afterwards; [`Device::make_current`] and [`Stream::make_current`]
-//! prepare raw FFI (kernel launches) on [`Stream::as_raw`].
+//! The runtime acts on the calling thread's *current context*. Every call of this crate makes
+//! its handle's context current first — a thread-local compare, and `aclrtSetCurrentContext`
+//! only when this thread's current context is another — so a handle used from any thread acts
+//! on its own device. What a thread remembers is never trusted after any thread destroyed a
+//! context or reset a device (a process-wide epoch), since the runtime may give a new context
+//! the address of a destroyed one. [`Context::bind`] runs a closure with an explicit context
+//! current and restores the previous one afterwards; [`Device::make_current`] and
+//! [`Stream::make_current`] prepare raw FFI (kernel launches) on [`Stream::as_raw`].
 //!
 //! # Memory and copies
 //!
 //! [`DeviceBuffer`] is device memory (`aclrtMalloc` with a [`MallocPolicy`], optionally with
 //! [`MallocFlags`]), never dereferenced on the host; [`DeviceSlice`]/[`DeviceSliceMut`] view parts
-//! of it. [`HostBuffer`] is pinned host memory that derefs to `[T]`; [`HostRegistration`]
-//! registers ordinary host memory for as long as it borrows it. Element types implement
-//! [`DeviceRepr`] (plain data, every bit pattern valid). Safe constructors zero-initialise;
-//! `unsafe` `uninit` constructors skip it.
+//! of it. [`Device::alloc_zeros`], [`Device::clone_htod`] and [`DeviceBuffer::copy_to_vec`] are
+//! the short forms with the default policy. [`HostBuffer`] is pinned host memory that derefs to
+//! `[T]`; [`HostRegistration`] registers an ordinary `Vec` with the runtime for as long as it
+//! owns it. Element types implement [`DeviceRepr`] (plain data, every bit pattern valid): the
+//! primitive numbers and arrays of them, `half::f16` and `half::bf16` with the `half` feature,
+//! and a user's `#[repr(C)]` struct that implements `bytemuck::Pod` through `device_repr!` with
+//! the `bytemuck` feature. Safe constructors zero-initialise; `unsafe` `uninit` constructors
+//! (and [`Device::alloc`]) skip it.
 //!
 //! Any [`CopySource`] copies into any [`CopyDest`] of the same element type ([`copy()`] and the
-//! `copy_*` methods): the direction ([`MemcpyKind`]) follows from where each side lives, lengths
-//! must be equal and are checked before the runtime is called, and buffers of two devices are
-//! refused — copies between devices go through a [`PeerAccess`] token from
-//! [`Device::enable_peer_access`]. The copy path adds no allocation, no lock and no runtime call
-//! to `aclrtMemcpy`.
+//! `copy_*` methods, which take slices, arrays and `Vec`s as well as buffers): the direction
+//! ([`MemcpyKind`]) follows from where each side lives, lengths must be equal and are checked
+//! before the runtime is called, and buffers of two devices are refused — copies between devices
+//! go through a [`PeerAccess`] token from [`Device::enable_peer_access`]. The copy path adds no
+//! allocation, no lock and no runtime call to `aclrtMemcpy` beyond making the buffer's context
+//! current when this thread's is another.
 //!
 //! # Asynchronous work
 //!
@@ -167,6 +191,8 @@
 //! closure is dropped exactly once: after it runs, when the runtime refuses the launch, or —
 //! never having run — when [`Stream::destroy_force`] discards it ([`Error::HostFnDiscarded`]).
 //! Closing a [`ReportSubscription`] runs the callbacks already queued before its thread stops.
+//! A closure may capture handles: the runtime forbids freeing or destroying anything on its
+//! callback thread, so releases requested there run on a release thread of this crate.
 //!
 //! # Errors and `Drop`
 //!
@@ -179,16 +205,52 @@
 //!
 //! Every handle has an explicit consuming release (`free`, `destroy`, `destroy_force`, `reset`,
 //! `reset_force`, `unregister`, `finalize`; `close` and `disable`, which make several calls,
-//! return a plain `Result`). When the runtime refuses a release the resource is still alive, so
-//! the handle comes back with the error in a [`ReleaseError`]: retry, or give up on it explicitly
-//! (`?` converts it into [`Error`] and drops the handle). A handle that is merely dropped
-//! releases itself on a best-effort basis: `Drop` never panics and pushes a failure onto a
-//! process-wide list read with [`take_drop_errors`].
-
+//! return a plain `Result`). For shared handles it releases the resource when it was the last
+//! handle (the forced forms insist on being the only one). When the runtime refuses a release
+//! the resource is still alive, so the handle comes back with the error in a [`ReleaseError`]:
+//! retry, or give up on it explicitly (`?` converts it into [`Error`] and drops the handle). A
+//! handle that is merely dropped releases itself on a best-effort basis: `Drop` never panics
+//! and pushes a failure onto a process-wide list read with [`take_drop_errors`].
+//!
+//! # Example: a model owned by a worker thread
+//!
+//! ```
+//! use ascendcl::{Device, DeviceBuffer, Runtime, Stream};
+//!
+//! struct Model {
+//!     device: Device,
+//!     weights: DeviceBuffer<f32>,
+//!     stream: Stream,
+//! }
+//!
+//! let device = Runtime::new()?.device(0)?;
+//! let model = Model {
+//!     weights: device.clone_htod(&[0.5f32; 256])?,
+//!     stream: device.create_stream()?,
+//!     device,
+//! };
+//! let worker = std::thread::spawn(move || -> ascendcl::Result<Model> {
+//!     let mut model = model;
+//!     let mut input = model.device.alloc_zeros::<f32>(256)?;
+//!     let mut out = vec![0f32; 256];
+//!     model.stream.scope(|s| {
+//!         let x = s.claim(&mut input); // used by two copies of the stream
+//!         s.copy(x, &model.weights)?;
+//!         s.copy(&mut out, x)
+//!     })?;
+//!     assert_eq!(out, [0.5; 256]);
+//!     Ok(model)
+//! });
+//! let model = worker.join().expect("the worker ran")?;
+//! assert_eq!(model.weights.len(), 256);
+//! # Ok::<(), ascendcl::Error>(())
+//! ```
 #![warn(missing_docs)]
 
 mod context;
 mod copy;
+mod current;
+mod deferred;
 mod device;
 mod drop_errors;
 mod error;
@@ -196,18 +258,21 @@ mod error_codes;
 mod event;
 mod host_fn;
 mod memory;
+mod peer;
+mod raw_enum;
 mod release;
 mod result;
 mod runtime;
 mod scope;
 mod stream;
 
-pub use context::{Bound, Context, current_context};
+pub use context::{Context, CurrentContext};
 pub use copy::{
     Copy2d, CopyDest, CopySource, MemcpyKind, MemoryLocation, PointerAttributes, PointerLocation,
     RawRegion, copy, copy_2d, copy_batch, copy_with_kind, pointer_attributes, to_vec,
 };
-pub use device::{Device, MemAttr, MemInfo, PeerAccess};
+pub use current::current_context;
+pub use device::{Device, MemAttr, MemInfo};
 pub use drop_errors::{drop_errors_overflow, take_drop_errors};
 pub use error::{Error, Result, error_code, error_codes, error_name};
 pub use event::{Event, EventFlags};
@@ -216,6 +281,7 @@ pub use memory::{
     DeviceAlloc, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
     HostRegisterFlags, HostRegisterType, HostRegistration, MallocConfig, MallocFlags, MallocPolicy,
 };
+pub use peer::PeerAccess;
 pub use release::{ReleaseError, ReleaseResult};
 pub use runtime::{
     AclVersion, BackendChoice, BackendInfo, BackendKind, LoadError, LoadFailure, Runtime,
@@ -226,6 +292,14 @@ pub use stream::{FailureMode, Stream, StreamFlags, StreamStatus};
 
 /// The raw bindings this crate is built on, for FFI with [`Stream::as_raw`] and friends.
 pub use ascendcl_sys as sys;
+
+/// The `half` crate, whose `f16` and `bf16` are [`DeviceRepr`] element types (feature `half`).
+#[cfg(feature = "half")]
+pub use half;
+
+/// The `bytemuck` crate that [`device_repr!`] checks `Pod` with (feature `bytemuck`).
+#[cfg(feature = "bytemuck")]
+pub use bytemuck;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -2,10 +2,10 @@
 //!
 //! [`Runtime`] is a cheap, clonable handle. The first handle of a process (or the first after
 //! every handle was dropped) installs the backend and calls `aclInit`; the last one to go calls
-//! `aclFinalize`. Every [`Device`] borrows a `Runtime`, and every stream, event and buffer borrows
-//! its device, so the compiler rejects any handle that would outlive the `aclFinalize` it depends
-//! on. Threads create their own handles (or clone one: `Runtime` is `Send + Sync`) and share the
-//! one initialisation.
+//! `aclFinalize`. Every open [`Device`] holds a `Runtime` handle, and every stream, event and
+//! buffer holds its device, so `aclFinalize` runs only after the last of them is gone. Threads
+//! create their own handles (or clone one: `Runtime` is `Send + Sync`) and share the one
+//! initialisation.
 
 use crate::device::Device;
 use crate::error::{Error, Result};
@@ -78,9 +78,11 @@ impl Runtime {
         result::device::count()
     }
 
-    /// Opens device `id` on the calling thread (`aclrtSetDevice`), making its default context
-    /// current. Dropping the [`Device`] calls `aclrtResetDevice`.
-    pub fn device(&self, id: i32) -> Result<Device<'_>> {
+    /// Opens device `id` (`aclrtSetDevice`) and makes its default context current on the calling
+    /// thread. When the device is already open in the process, this is another handle on it (no
+    /// second `aclrtSetDevice`). `aclrtResetDevice` runs when the last handle on the device —
+    /// including the ones its streams, events and buffers hold — goes.
+    pub fn device(&self, id: i32) -> Result<Device> {
         Device::open(self, id)
     }
 
@@ -114,9 +116,10 @@ impl Runtime {
     }
 
     /// Releases this handle, calling `aclFinalize` when it was the last one (dropping does the
-    /// same, reporting a failure through [`take_drop_errors`](crate::take_drop_errors)). When
-    /// `aclFinalize` fails the runtime stays initialised and the handle comes back with the error
-    /// ([`ReleaseError`]): retry, or drop it.
+    /// same, reporting a failure through [`take_drop_errors`](crate::take_drop_errors)). Open
+    /// devices hold handles too, so the runtime is finalised only after the last device is
+    /// reset. When `aclFinalize` fails the runtime stays initialised and the handle comes back
+    /// with the error ([`ReleaseError`]): retry, or drop it.
     pub fn finalize(self) -> ReleaseResult<(), Self> {
         let mut n = handles();
         if *n <= 1
@@ -144,7 +147,7 @@ impl Runtime {
         Ok(GLOBAL.get_or_init(|| r))
     }
 
-    /// How many `Runtime` handles are alive in this process.
+    /// How many `Runtime` handles are alive in this process (each open device holds one).
     pub fn handle_count() -> usize {
         *handles()
     }
@@ -169,7 +172,7 @@ impl Clone for Runtime {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        crate::drop_errors::report(release());
+        crate::deferred::release(release);
     }
 }
 

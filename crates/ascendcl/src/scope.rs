@@ -21,8 +21,8 @@
 //! waits): the borrow checker rejects them. Pageable host memory is accepted too: the runtime
 //! completes such copies before the enqueue returns, and the scope's borrows cover them anyway.
 
-use crate::context;
 use crate::copy::{self, Copy2d, CopyDest, CopySource, MemcpyKind, MemoryLocation, RawRegion};
+use crate::current;
 use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::host_fn::HostFnHandle;
@@ -45,9 +45,12 @@ use std::ops::RangeBounds;
 /// | end of the scope | `aclrtSynchronizeStream` (then `aclrtStreamQuery` if it fails) |
 #[derive(Debug)]
 pub struct Scope<'scope, 'env: 'scope> {
-    stream: &'env Stream<'env>,
+    stream: &'env Stream,
     _scope: PhantomData<&'scope mut &'scope ()>,
     _env: PhantomData<&'env mut &'env ()>,
+    /// Neither `Send` nor `Sync`: a scope belongs to the one `Stream::scope` call (and thread)
+    /// that waits for it.
+    _not_send: PhantomData<*mut ()>,
 }
 
 /// Memory a scope operation may read until the scope ends.
@@ -171,7 +174,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
 
     /// The scope's stream, for APIs that take a `&Stream` (for example kernel launchers). Work
     /// enqueued through it is waited for by the scope like the rest.
-    pub fn stream(&self) -> &'env Stream<'env> {
+    pub fn stream(&self) -> &'env Stream {
         self.stream
     }
 
@@ -197,6 +200,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         S: AsyncSource<'scope, Elem = D::Elem>,
     {
         let (d, s) = (dst.region(), src.region());
+        self.stream.make_current()?;
         // SAFETY: both regions are borrowed for 'scope and the scope waits for the stream before
         // 'scope ends.
         unsafe { copy::copy_regions_async(d, s, self.stream.as_raw()) }
@@ -214,6 +218,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         if d.bytes() == 0 {
             return Ok(());
         }
+        self.stream.make_current()?;
         // SAFETY: the region is borrowed for 'scope; the scope waits before 'scope ends.
         unsafe {
             result::memory::memset_async(
@@ -246,6 +251,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
             return Ok(());
         };
         let kind = MemcpyKind::between(s.location(), d.location());
+        self.stream.make_current()?;
         // SAFETY: the pitched regions lie within buffers borrowed for 'scope; the scope waits
         // before 'scope ends.
         unsafe {
@@ -263,12 +269,12 @@ impl<'scope, 'env> Scope<'scope, 'env> {
     }
 
     /// Records `event` on the scope's stream.
-    pub fn record_event(&self, event: &Event<'_>) -> Result<()> {
+    pub fn record_event(&self, event: &Event) -> Result<()> {
         event.record(self.stream)
     }
 
     /// Makes the scope's stream wait for `event`.
-    pub fn wait_event(&self, event: &Event<'_>) -> Result<()> {
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
         self.stream.wait_event(event)
     }
 
@@ -306,7 +312,7 @@ impl SyncOnExit {
         };
         // The closure may have changed the current context: make the stream's current and wait
         // again, so that the buffers are released only once the stream has stopped.
-        let _ = context::force_current(self.ctx);
+        let _ = current::force_current(self.ctx);
         // SAFETY: as above.
         if unsafe { result::stream::synchronize(self.stream) }.is_ok() {
             return Err(first);
@@ -336,7 +342,7 @@ fn wait_until_idle(stream: sys::aclrtStream, ctx: sys::aclrtContext, first: &Err
                     eprintln!("{}", abort_message(stream, first, &e));
                     std::process::abort();
                 }
-                let _ = context::force_current(ctx);
+                let _ = current::force_current(ctx);
             }
         }
         std::thread::sleep(pause);
@@ -365,7 +371,7 @@ impl Drop for SyncOnExit {
     }
 }
 
-impl<'a> Stream<'a> {
+impl Stream {
     /// Runs `f`, which enqueues asynchronous work on this stream through a [`Scope`], then waits
     /// for the stream (`aclrtSynchronizeStream`) before returning — also when `f` fails or
     /// panics. Buffers passed to the scope are borrowed until then, so safe code can neither
@@ -402,7 +408,6 @@ impl<'a> Stream<'a> {
     pub fn scope<'env, R, F>(&'env self, f: F) -> Result<R>
     where
         F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> Result<R>,
-        'a: 'env,
     {
         self.make_current()?;
         let mut guard = SyncOnExit {
@@ -410,15 +415,14 @@ impl<'a> Stream<'a> {
             ctx: self.raw_context(),
             armed: true,
         };
-        // Shorten the stream's own lifetime parameter to 'env (covariant).
-        let stream: &'env Stream<'env> = self;
         let scope = Scope {
-            stream,
+            stream: self,
             _scope: PhantomData,
             _env: PhantomData,
+            _not_send: PhantomData,
         };
         let r = f(&scope);
-        let synced = guard.wait().and_then(|()| self.shared.take_panic());
+        let synced = guard.wait().and_then(|()| self.shared().take_panic());
         match r {
             Ok(v) => synced.map(|()| v),
             Err(e) => {

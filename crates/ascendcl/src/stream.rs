@@ -1,20 +1,23 @@
 //! Streams: in-order queues of device work.
 //!
-//! A [`Stream`] borrows the [`Device`](crate::Device) or [`Context`](crate::Context) it was created
-//! in. Work is enqueued on it asynchronously: asynchronous copies through
-//! [`Stream::scope`] (sound: the scope waits for the stream before the borrowed buffers are
-//! released) or the `unsafe` unchecked calls; host closures through [`Stream::launch_host_fn`].
+//! A [`Stream`] is a reference-counted handle that keeps the [`Device`] or [`Context`] it was
+//! created in alive. Work is enqueued on it asynchronously: copies, memsets and kernel launches
+//! on borrowed memory through [`Stream::scope`] (sound: the scope waits for the stream before the
+//! borrows end) or the `unsafe` unchecked calls; host closures through
+//! [`Stream::launch_host_fn`].
 
-use crate::context;
+use crate::context::Context;
 use crate::copy::{CopyDest, CopySource};
-use crate::device::raw_enum;
+use crate::current;
+use crate::deferred::{self, Raw};
+use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::host_fn::{self, HostFnHandle};
+use crate::raw_enum::raw_enum;
 use crate::release::{ReleaseError, ReleaseResult};
 use crate::result;
 use ascendcl_sys as sys;
-use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -114,12 +117,53 @@ impl StreamShared {
     }
 }
 
-/// A stream (`aclrtCreateStreamWithConfig` … `aclrtDestroyStream`).
+/// What a stream keeps alive: the device or the context it was created in.
+#[derive(Debug, Clone)]
+pub(crate) enum Owner {
+    Device(Device),
+    Context(Context),
+}
+
+impl From<&Device> for Owner {
+    fn from(d: &Device) -> Owner {
+        Owner::Device(d.clone())
+    }
+}
+
+impl From<&Context> for Owner {
+    fn from(c: &Context) -> Owner {
+        Owner::Context(c.clone())
+    }
+}
+
+impl Owner {
+    fn context(&self) -> sys::aclrtContext {
+        match self {
+            Owner::Device(d) => d.raw_context(),
+            Owner::Context(c) => c.as_raw(),
+        }
+    }
+
+    fn device(&self) -> &Device {
+        match self {
+            Owner::Device(d) => d,
+            Owner::Context(c) => c.device(),
+        }
+    }
+}
+
+/// A stream (`aclrtCreateStreamWithConfig`; destroyed with `aclrtDestroyStream` when its last
+/// handle goes).
+///
+/// Cheap to clone, `Send + Sync`, `'static`. It keeps its device (or context) alive. Several
+/// threads may enqueue on one stream: the runtime serialises the enqueues, and the order between
+/// threads is theirs to arrange, as with one stream shared by threads in C. Every call makes the
+/// stream's context current on the calling thread first.
 ///
 /// | operation | C function |
 /// |---|---|
 /// | [`Device::create_stream`](crate::Device::create_stream), [`Device::create_stream_with`](crate::Device::create_stream_with) | `aclrtCreateStreamWithConfig` |
-/// | drop, [`Stream::destroy`] | `aclrtDestroyStream` |
+/// | drop of the last handle, [`Stream::destroy`] | `aclrtDestroyStream` |
 /// | [`Stream::destroy_force`] | `aclrtDestroyStreamForce` |
 /// | [`Stream::synchronize`] | `aclrtSynchronizeStream` |
 /// | [`Stream::synchronize_timeout`] | `aclrtSynchronizeStreamWithTimeout` |
@@ -130,16 +174,25 @@ impl StreamShared {
 /// | [`Stream::record_event`] | `aclrtRecordEvent` |
 /// | [`Stream::launch_host_fn`] | `aclrtLaunchHostFunc` |
 /// | [`Stream::scope`] | `aclrtMemcpyAsync`, `aclrtMemsetAsync`, `aclrtMemcpy2dAsync` |
-///
-/// Not `Send`: it belongs to a context that is current per thread.
+#[derive(Debug, Clone)]
+pub struct Stream {
+    inner: Arc<StreamInner>,
+}
+
 #[derive(Debug)]
-pub struct Stream<'a> {
+struct StreamInner {
+    /// NULL once destroyed explicitly.
     raw: sys::aclrtStream,
     ctx: sys::aclrtContext,
-    device: i32,
-    pub(crate) shared: Arc<StreamShared>,
-    _owner: PhantomData<&'a ()>,
+    owner: Owner,
+    shared: Arc<StreamShared>,
 }
+
+// SAFETY: a stream handle is a plain value the runtime accepts from any thread (enqueues on one
+// stream are serialised by the runtime); every call makes the stream's context current first.
+unsafe impl Send for StreamInner {}
+// SAFETY: as above; `raw` and `ctx` are never mutated while shared, `shared` is synchronised.
+unsafe impl Sync for StreamInner {}
 
 /// Milliseconds for a `*WithTimeout` call: `None` waits forever (-1); durations are rounded up
 /// to whole milliseconds and capped at `i32::MAX`.
@@ -153,43 +206,51 @@ pub(crate) fn timeout_ms(t: Option<Duration>) -> i32 {
     }
 }
 
-impl<'a> Stream<'a> {
-    pub(crate) fn create(
-        ctx: sys::aclrtContext,
-        device: i32,
-        flags: StreamFlags,
-        priority: u32,
-    ) -> Result<Stream<'a>> {
-        context::ensure_current(ctx)?;
+impl Stream {
+    pub(crate) fn create(owner: Owner, flags: StreamFlags, priority: u32) -> Result<Stream> {
+        let ctx = owner.context();
+        current::ensure_current(ctx)?;
         let raw = result::stream::create(priority, flags.bits())?;
         Ok(Stream {
-            raw,
-            ctx,
-            device,
-            shared: Arc::default(),
-            _owner: PhantomData,
+            inner: Arc::new(StreamInner {
+                raw,
+                ctx,
+                owner,
+                shared: Arc::default(),
+            }),
         })
     }
 
     /// The raw `aclrtStream`, for FFI (kernel launches). The stream stays owned by `self`.
+    #[inline]
     pub fn as_raw(&self) -> sys::aclrtStream {
-        self.raw
+        self.inner.raw
     }
 
     /// The context the stream belongs to.
     pub fn raw_context(&self) -> sys::aclrtContext {
-        self.ctx
+        self.inner.ctx
     }
 
     /// The id of the device the stream belongs to.
     pub fn device_id(&self) -> i32 {
-        self.device
+        self.inner.owner.device().id()
+    }
+
+    /// The device the stream belongs to.
+    pub fn device(&self) -> &Device {
+        self.inner.owner.device()
+    }
+
+    pub(crate) fn shared(&self) -> &Arc<StreamShared> {
+        &self.inner.shared
     }
 
     /// Makes the stream's context current on this thread if this crate did not already; raw FFI
     /// that enqueues work on [`Stream::as_raw`] calls this first.
+    #[inline]
     pub fn make_current(&self) -> Result<()> {
-        context::ensure_current(self.ctx)
+        current::ensure_current(self.inner.ctx)
     }
 
     /// Blocks until all work on the stream is done (`aclrtSynchronizeStream`). A host function
@@ -197,8 +258,8 @@ impl<'a> Stream<'a> {
     pub fn synchronize(&self) -> Result<()> {
         self.make_current()?;
         // SAFETY: `raw` is live while `self` is.
-        unsafe { result::stream::synchronize(self.raw) }?;
-        self.shared.take_panic()
+        unsafe { result::stream::synchronize(self.as_raw()) }?;
+        self.inner.shared.take_panic()
     }
 
     /// As [`Stream::synchronize`], giving up after `timeout` (`None`: wait forever) with
@@ -206,14 +267,15 @@ impl<'a> Stream<'a> {
     pub fn synchronize_timeout(&self, timeout: Option<Duration>) -> Result<()> {
         self.make_current()?;
         // SAFETY: `raw` is live while `self` is.
-        unsafe { result::stream::synchronize_timeout(self.raw, timeout_ms(timeout)) }?;
-        self.shared.take_panic()
+        unsafe { result::stream::synchronize_timeout(self.as_raw(), timeout_ms(timeout)) }?;
+        self.inner.shared.take_panic()
     }
 
     /// Whether the stream's work is done, without blocking (`aclrtStreamQuery`).
     pub fn query(&self) -> Result<StreamStatus> {
+        self.make_current()?;
         // SAFETY: `raw` is live while `self` is.
-        let raw = unsafe { result::stream::query(self.raw) }?;
+        let raw = unsafe { result::stream::query(self.as_raw()) }?;
         StreamStatus::try_from(raw)
     }
 
@@ -224,34 +286,37 @@ impl<'a> Stream<'a> {
 
     /// The stream's priority (`aclrtStreamGetPriority`; 0 is the highest).
     pub fn priority(&self) -> Result<u32> {
+        self.make_current()?;
         // SAFETY: `raw` is live while `self` is.
-        unsafe { result::stream::priority(self.raw) }
+        unsafe { result::stream::priority(self.as_raw()) }
     }
 
     /// The flags the stream was created with (`aclrtStreamGetFlags`); bits this crate does not
     /// name are kept.
     pub fn flags(&self) -> Result<StreamFlags> {
+        self.make_current()?;
         // SAFETY: `raw` is live while `self` is.
-        unsafe { result::stream::flags(self.raw) }.map(StreamFlags::from_bits_retain)
+        unsafe { result::stream::flags(self.as_raw()) }.map(StreamFlags::from_bits_retain)
     }
 
     /// Sets what the stream does after a failed task (`aclrtSetStreamFailureMode`; once per
     /// stream).
     pub fn set_failure_mode(&self, mode: FailureMode) -> Result<()> {
+        self.make_current()?;
         // SAFETY: `raw` is live while `self` is.
-        unsafe { result::stream::set_failure_mode(self.raw, mode.into()) }
+        unsafe { result::stream::set_failure_mode(self.as_raw(), mode.into()) }
     }
 
     /// Makes later work on this stream wait for `event` (recorded on any stream)
     /// (`aclrtStreamWaitEvent`).
-    pub fn wait_event(&self, event: &Event<'_>) -> Result<()> {
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
         self.make_current()?;
         // SAFETY: both handles are live while borrowed.
-        unsafe { result::stream::wait_event(self.raw, event.as_raw()) }
+        unsafe { result::stream::wait_event(self.as_raw(), event.as_raw()) }
     }
 
     /// Records `event` on this stream (`aclrtRecordEvent`); same as [`Event::record`].
-    pub fn record_event(&self, event: &Event<'_>) -> Result<()> {
+    pub fn record_event(&self, event: &Event) -> Result<()> {
         event.record(self)
     }
 
@@ -261,7 +326,9 @@ impl<'a> Stream<'a> {
     /// A panic in `f` is caught at the FFI boundary; it is reported by the returned handle
     /// ([`HostFnHandle::wait`]) and by the stream's next [`synchronize`](Stream::synchronize).
     /// Like every callback of the runtime, `f` must not synchronise or launch work on this
-    /// stream.
+    /// stream. Handles that `f` captures may be dropped there: their releases are handed to a
+    /// release thread of this crate, because the runtime forbids freeing or destroying anything
+    /// on its callback thread.
     pub fn launch_host_fn<F>(&self, f: F) -> Result<HostFnHandle>
     where
         F: FnOnce() + Send + 'static,
@@ -287,60 +354,87 @@ impl<'a> Stream<'a> {
         self.make_current()?;
         let (d, s) = (dst.dest_region(), src.source_region());
         // SAFETY: the caller keeps both regions alive and untouched until the work is done.
-        unsafe { crate::copy::copy_regions_async(d, s, self.raw) }
+        unsafe { crate::copy::copy_regions_async(d, s, self.as_raw()) }
     }
 
-    /// Destroys the stream after its work is done (`aclrtDestroyStream`). On failure the stream
-    /// is still alive and comes back with the error ([`ReleaseError`]): retry, or drop it.
+    /// Releases this handle. When it was the last one, the stream is destroyed now, after its
+    /// work is done (`aclrtDestroyStream`); on failure it is still alive and comes back with the
+    /// error ([`ReleaseError`]): retry, or drop it. Otherwise this returns `Ok` and the last
+    /// handle destroys it.
     pub fn destroy(self) -> ReleaseResult<(), Self> {
-        if let Err(e) = self.make_current() {
-            return Err(ReleaseError::new(e, self));
-        }
-        // SAFETY: `raw` is live and owned; on success it is never used again (the handle is
-        // disarmed below).
-        match unsafe { result::stream::destroy(self.raw) } {
-            Ok(()) => {
-                self.into_raw_parts();
-                Ok(())
-            }
-            Err(e) => Err(ReleaseError::new(e, self)),
-        }
-    }
-
-    /// Disarms `Drop`, releasing the shared state, and returns the raw handle.
-    fn into_raw_parts(self) -> sys::aclrtStream {
-        let me = std::mem::ManuallyDrop::new(self);
-        // SAFETY: `me` is never used or dropped again, so the Arc is moved out exactly once.
-        drop(unsafe { std::ptr::read(&me.shared) });
-        me.raw
+        self.release(false)
     }
 
     /// Destroys the stream at once, discarding work that has not started
     /// (`aclrtDestroyStreamForce`). Host functions that had not run are dropped, and their
-    /// [`HostFnHandle`]s report [`Error::HostFnDiscarded`]. On failure the stream is still alive
-    /// and comes back with the error ([`ReleaseError`]): retry, or drop it.
+    /// [`HostFnHandle`]s report [`Error::HostFnDiscarded`].
+    ///
+    /// Discarding needs the only handle: while a clone is alive (another thread may be enqueuing
+    /// on the stream, or waiting in a [`Stream::scope`]) it is refused with [`Error::Shared`] and
+    /// this handle comes back unchanged inside the [`ReleaseError`]. A runtime failure gives it
+    /// back as well: retry, or drop it.
     pub fn destroy_force(self) -> ReleaseResult<(), Self> {
-        if let Err(e) = self.make_current() {
-            return Err(ReleaseError::new(e, self));
-        }
-        // SAFETY: `raw` is live and owned; on success it is never used again (the handle is
-        // disarmed below).
-        match unsafe { result::stream::destroy_force(self.raw) } {
+        self.release(true)
+    }
+
+    fn release(self, force: bool) -> ReleaseResult<(), Self> {
+        let mut inner = match Arc::try_unwrap(self.inner) {
+            Ok(inner) => inner,
+            Err(inner) if force => {
+                let others = Arc::strong_count(&inner).saturating_sub(1);
+                return Err(ReleaseError::new(
+                    Error::Shared {
+                        api: "aclrtDestroyStreamForce",
+                        what: "stream",
+                        others,
+                    },
+                    Stream { inner },
+                ));
+            }
+            // Other handles keep the stream; the last of them destroys it.
+            Err(_shared) => return Ok(()),
+        };
+        let destroyed = current::ensure_current(inner.ctx).and_then(|()| {
+            // SAFETY: `raw` is live and owned by this, the only handle; on success it is never
+            // used again (cleared below).
+            unsafe {
+                if force {
+                    result::stream::destroy_force(inner.raw)
+                } else {
+                    result::stream::destroy(inner.raw)
+                }
+            }
+        });
+        match destroyed {
             Ok(()) => {
-                let shared = self.shared.clone();
-                self.into_raw_parts();
-                host_fn::discard_pending(shared.take_pending());
+                inner.raw = std::ptr::null_mut();
+                if force {
+                    host_fn::discard_pending(inner.shared.take_pending());
+                }
                 Ok(())
             }
-            Err(e) => Err(ReleaseError::new(e, self)),
+            Err(e) => Err(ReleaseError::new(
+                e,
+                Stream {
+                    inner: Arc::new(inner),
+                },
+            )),
         }
     }
 }
 
-impl Drop for Stream<'_> {
+impl Drop for StreamInner {
     fn drop(&mut self) {
-        let _ = self.make_current();
-        // SAFETY: `raw` is live and owned; released once.
-        crate::drop_errors::report(unsafe { result::stream::destroy(self.raw) });
+        if self.raw.is_null() {
+            return;
+        }
+        let (raw, ctx, owner) = (Raw(self.raw), Raw(self.ctx), self.owner.clone());
+        deferred::release(move || {
+            let _ = current::ensure_current(ctx.get());
+            // SAFETY: the stream was owned by the last handle, which is gone; released once.
+            let r = unsafe { result::stream::destroy(raw.get()) };
+            drop(owner);
+            r
+        });
     }
 }

@@ -27,6 +27,7 @@ fn isolated() {
     peer_access_error_paths_disable_again();
     host_registration_error_path_unregisters();
     failed_releases_give_the_handle_back();
+    remembered_contexts_are_not_trusted_after_a_destruction_elsewhere();
     clear_faults();
     assert!(leak_report().is_clean(), "{}", leak_report());
 }
@@ -41,9 +42,12 @@ fn no_leaks_and_finalize() {
         let c = d.create_context().unwrap();
         let b = DeviceBuffer::<u8>::zeroed(&d, 4096, MallocPolicy::HugeFirst).unwrap();
         let h = HostBuffer::<u8>::zeroed(&d, 4096).unwrap();
-        let mut v = vec![0u8; 8192];
-        let reg = ascendcl::HostRegistration::new(&d, &mut v, ascendcl::HostRegisterType::Mapped)
-            .unwrap();
+        let reg = ascendcl::HostRegistration::new(
+            &d,
+            vec![0u8; 8192],
+            ascendcl::HostRegisterType::Mapped,
+        )
+        .unwrap();
         let live = leak_report();
         assert_eq!(live.allocations, 1);
         assert_eq!(live.host_allocations, 1);
@@ -210,10 +214,10 @@ fn failed_releases_give_the_handle_back() {
     for api in ["aclrtDestroyStream", "aclrtDestroyStreamForce"] {
         let s = d.create_stream().unwrap();
         inject_fault(api, FaultSpec::Nth(1));
-        fn destroy<'a>(
+        fn destroy(
             api: &str,
-            s: ascendcl::Stream<'a>,
-        ) -> ascendcl::ReleaseResult<(), ascendcl::Stream<'a>> {
+            s: ascendcl::Stream,
+        ) -> ascendcl::ReleaseResult<(), ascendcl::Stream> {
             if api == "aclrtDestroyStream" {
                 s.destroy()
             } else {
@@ -241,9 +245,9 @@ fn failed_releases_give_the_handle_back() {
     c.destroy().unwrap();
     alive("aclrtDestroyContext retried", 0, |l| l.contexts);
 
-    let mut v = vec![0u8; 4096];
     let reg =
-        ascendcl::HostRegistration::new(&d, &mut v, ascendcl::HostRegisterType::Mapped).unwrap();
+        ascendcl::HostRegistration::new(&d, vec![0u8; 4096], ascendcl::HostRegisterType::Mapped)
+            .unwrap();
     inject_fault("aclrtHostUnregister", FaultSpec::Nth(1));
     let reg = reg.unregister().unwrap_err().into_handle();
     alive("aclrtHostUnregister", 1, |l| l.host_registrations);
@@ -292,52 +296,57 @@ fn host_fn_launch_failure_reclaims_closure() {
     clear_faults();
 }
 
+/// A forced reset frees everything on the device, so it needs the only handle: a clone, a
+/// buffer or another thread's handle makes it refuse (handing the handle back); the last handle
+/// may force it.
 fn reset_force_releases_device() {
     let r = rt();
-    std::thread::scope(|sc| {
-        sc.spawn(|| {
-            let d = r.device(1).unwrap();
-            let d2 = r.device(1).unwrap();
-            assert_eq!(ascendcl_emu::device_refs(1), 2);
-            // Another handle is open (its buffers would dangle): refused, and `d` comes back
-            // unchanged; dropping it resets the device normally.
-            let (e, d) = d.reset_force().unwrap_err().into_parts();
-            assert!(matches!(e, Error::Argument { .. }), "{e}");
-            assert!(
-                e.to_string()
-                    .contains("1 other Device handle on device 1 is open on this thread"),
-                "{e}"
-            );
-            assert_eq!(ascendcl_emu::device_refs(1), 2);
-            drop(d);
-            assert_eq!(ascendcl_emu::device_refs(1), 1);
-            // A handle of another thread is counted as such.
-            let (opened, go) = (std::sync::Barrier::new(2), std::sync::Barrier::new(2));
-            std::thread::scope(|inner| {
-                inner.spawn(|| {
-                    let other = r.device(1).unwrap();
-                    opened.wait();
-                    go.wait();
-                    drop(other);
-                });
-                opened.wait();
-                let e = d2.reset_force().unwrap_err();
-                go.wait();
-                assert!(
-                    e.to_string()
-                        .contains("1 other Device handle on device 1 is open on another thread"),
-                    "{e}"
-                );
-                // The last handle may force the reset (after the other thread let go).
-                let d2 = e.into_handle();
-                while ascendcl_emu::device_refs(1) > 1 {
-                    std::thread::yield_now();
-                }
-                d2.reset_force().unwrap();
-            });
-            assert_eq!(ascendcl_emu::device_refs(1), 0);
+    let d = r.device(1).unwrap();
+    let d2 = r.device(1).unwrap();
+    // One open device per id: the second handle shares the first aclrtSetDevice reference.
+    assert_eq!(ascendcl_emu::device_refs(1), 1);
+    let (e, d) = d.reset_force().unwrap_err().into_parts();
+    assert!(
+        matches!(
+            e,
+            Error::Shared {
+                api: "aclrtResetDeviceForce",
+                what: "device",
+                others: 1
+            }
+        ),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .starts_with("aclrtResetDeviceForce refused: 1 other handle(s) share this device"),
+        "{e}"
+    );
+    drop(d2);
+    // A buffer holds the device as well.
+    let buf = d.alloc_zeros::<u8>(16).unwrap();
+    let d = d.reset_force().unwrap_err().into_handle();
+    assert_eq!(ascendcl_emu::device_refs(1), 1);
+    assert_eq!(buf.copy_to_vec().unwrap(), [0; 16], "the buffer is intact");
+    drop(buf);
+    // So does a handle moved to another thread, until that thread lets go.
+    let (holding, go) = (std::sync::Barrier::new(2), std::sync::Barrier::new(2));
+    let d = std::thread::scope(|sc| {
+        let other = d.clone();
+        let (holding, go) = (&holding, &go);
+        sc.spawn(move || {
+            other.synchronize().unwrap();
+            holding.wait();
+            go.wait();
+            drop(other);
         });
+        holding.wait();
+        let d = d.reset_force().unwrap_err().into_handle();
+        go.wait();
+        d
     });
+    d.reset_force().unwrap();
+    assert_eq!(ascendcl_emu::device_refs(1), 0);
 }
 
 /// Both synchronisations at the end of a scope fail: the scope must still not release the
@@ -379,7 +388,7 @@ fn scope_reports_lost_sync_error_when_closure_fails() {
 }
 
 /// `aclrtDeviceDisablePeerAccess(peer)` from `dev`'s context: `true` when access was enabled.
-fn raw_disable(dev: &ascendcl::Device<'_>, peer: i32) -> bool {
+fn raw_disable(dev: &ascendcl::Device, peer: i32) -> bool {
     dev.make_current().unwrap();
     // SAFETY: a plain value argument.
     let code = unsafe { (ascendcl::sys::api().aclrtDeviceDisablePeerAccess)(peer) };
@@ -412,11 +421,13 @@ fn host_registration_error_path_unregisters() {
     let r = rt();
     let d = r.device(0).unwrap();
     let before = leak_report();
-    let mut v = vec![0u8; 8192];
+    let v = vec![0u8; 8192];
+    // The address is only looked up below, never dereferenced (the vector is gone by then).
+    let addr = v.as_ptr();
     inject_fault("aclrtHostGetDevicePointer", FaultSpec::Nth(1));
     match ascendcl::HostRegistration::with_flags(
         &d,
-        &mut v,
+        v,
         ascendcl::HostRegisterFlags::MAPPED | ascendcl::HostRegisterFlags::PINNED,
     ) {
         Err(e) => assert_eq!(e.code(), Some(507000), "{e}"),
@@ -425,7 +436,46 @@ fn host_registration_error_path_unregisters() {
     clear_faults();
     assert_eq!(leak_report(), before);
     assert_eq!(
-        ascendcl::pointer_attributes(v.as_ptr()).unwrap().location,
+        ascendcl::pointer_attributes(addr).unwrap().location,
         ascendcl::PointerLocation::Unregistered
     );
+}
+
+/// Every call makes its handle's context current unless this thread already did; what a thread
+/// remembers is dropped as soon as any thread destroys a context or resets a device (the runtime
+/// may reuse the address). The injected `aclrtSetCurrentContext` failure shows whether a call
+/// set the context.
+fn remembered_contexts_are_not_trusted_after_a_destruction_elsewhere() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let (ask, asked) = (std::sync::mpsc::channel::<()>(), std::sync::mpsc::channel());
+    let (ask_tx, ask_rx) = ask;
+    let (answer_tx, answer_rx) = asked;
+    std::thread::scope(|t| {
+        let d = &d;
+        t.spawn(move || {
+            // Remembered on this thread.
+            let _ = answer_tx.send(d.synchronize());
+            for () in ask_rx {
+                let _ = answer_tx.send(d.synchronize());
+            }
+        });
+        let sync_on_thread = || {
+            ask_tx.send(()).unwrap();
+            answer_rx.recv().unwrap()
+        };
+        answer_rx.recv().unwrap().unwrap();
+        // Nothing was destroyed: the thread trusts what it remembers and sets nothing.
+        inject_fault("aclrtSetCurrentContext", FaultSpec::Every);
+        sync_on_thread().expect("no aclrtSetCurrentContext call");
+        clear_faults();
+        // A context destroyed here: the thread must set its context again.
+        drop(d.create_context().unwrap());
+        inject_fault("aclrtSetCurrentContext", FaultSpec::Every);
+        let e = sync_on_thread().unwrap_err();
+        assert_eq!(e.api(), Some("aclrtSetCurrentContext"), "{e}");
+        clear_faults();
+        sync_on_thread().unwrap();
+        drop(ask_tx);
+    });
 }

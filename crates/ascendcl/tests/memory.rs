@@ -219,39 +219,37 @@ fn host_buffer_derefs() {
 fn registered_host_memory() {
     let r = rt();
     let d = r.device(0).unwrap();
-    let mut v = vec![0u32; 4096];
-    {
-        let mut reg = HostRegistration::new(&d, &mut v, HostRegisterType::Mapped).unwrap();
-        assert!(!reg.device_ptr().is_null());
-        reg[0] = 5;
-        let dev = DeviceBuffer::from_slice(&d, &reg[..], MallocPolicy::HugeFirst).unwrap();
-        ascendcl::copy(&mut reg, &dev).unwrap();
-        ascendcl::copy(&mut *reg, &dev).unwrap();
-        let back = reg.unregister().unwrap();
-        assert_eq!(back[0], 5);
-    }
-    {
-        let reg = HostRegistration::new(&d, &mut v, HostRegisterType::Mapped).unwrap();
-        drop(reg);
-    }
+    let mut reg = HostRegistration::new(&d, vec![0u32; 4096], HostRegisterType::Mapped).unwrap();
+    assert!(!reg.device_ptr().is_null());
+    assert_eq!(reg.device().id(), 0);
+    reg[0] = 5;
+    let dev = DeviceBuffer::from_slice(&d, &reg[..], MallocPolicy::HugeFirst).unwrap();
+    ascendcl::copy(&mut reg, &dev).unwrap();
+    ascendcl::copy(&mut *reg, &dev).unwrap();
+    let v = reg.unregister().unwrap();
+    assert_eq!(v[0], 5);
+    assert_eq!(v.len(), 4096);
+    let reg = HostRegistration::new(&d, v, HostRegisterType::Mapped).unwrap();
+    drop(reg);
     assert_argument(HostRegistration::<u8>::new(
         &d,
-        &mut [],
+        Vec::new(),
         HostRegisterType::Mapped,
     ));
     assert_argument(HostRegistration::with_flags(
         &d,
-        &mut v,
+        vec![0u8; 4096],
         HostRegisterFlags::empty(),
     ));
     // aclrtHostRegisterV2: registered (HOST) while the registration lives.
-    let ptr = v.as_ptr();
-    let reg = HostRegistration::with_flags(&d, &mut v, HostRegisterFlags::PINNED).unwrap();
+    let reg = HostRegistration::with_flags(&d, vec![0u8; 4096], HostRegisterFlags::PINNED).unwrap();
+    let ptr = reg.as_ptr();
     assert_eq!(
         ascendcl::pointer_attributes(ptr).unwrap().location,
         PointerLocation::Host
     );
-    drop(reg);
+    let v = reg.unregister().unwrap();
+    assert_eq!(v.as_ptr(), ptr, "the same vector comes back");
     assert_eq!(
         ascendcl::pointer_attributes(v.as_ptr()).unwrap().location,
         PointerLocation::Unregistered

@@ -7,7 +7,7 @@ fn main() -> ascendcl::Result<()> {
     let d1 = rt.device(1)?;
     let a = DeviceBuffer::<u8>::zeroed(&d0, 16, MallocPolicy::HugeFirstP2p)?;
     let mut b = DeviceBuffer::<u8>::zeroed(&d1, 16, MallocPolicy::HugeFirstP2p)?;
-    let token = PeerAccess { a: 0, b: 1 };
+    let token = PeerAccess { a: d0.clone(), b: d1.clone() };
     token.copy(&mut b, &a)?;
     Ok(())
 }

@@ -1,0 +1,78 @@
+//! Memory: element types, allocation policies, device buffers and their views, pinned host
+//! buffers, registered host memory — one file each — and the copy-endpoint implementations that
+//! let every one of them take part in a copy.
+//!
+//! * [`DeviceBuffer`] — device memory (`aclrtMalloc` with a [`MallocPolicy`] / `aclrtFree`).
+//!   The host cannot dereference it; data moves through copies ([`crate::copy`]) and
+//!   [`Stream::scope`](crate::Stream::scope). [`DeviceSlice`] / [`DeviceSliceMut`] are views
+//!   of part of a buffer.
+//! * [`HostBuffer`] — pinned host memory (`aclrtMallocHost` / `aclrtFreeHost`), which derefs to a
+//!   slice and is what truly asynchronous copies need.
+//! * [`HostRegistration`] — an ordinary `Vec` registered with the runtime
+//!   (`aclrtHostRegister` / `aclrtHostUnregister`) for as long as the registration owns it.
+//!
+//! Each of them holds a handle on its [`Device`](crate::Device): the device stays open while the
+//! memory exists. Element types implement the marker trait [`DeviceRepr`]: plain data for which
+//! every bit pattern is valid, so bytes written by the device can be read as `T`.
+
+mod device;
+mod host;
+mod policy;
+mod registration;
+mod repr;
+mod slice;
+
+pub use device::DeviceBuffer;
+pub use host::HostBuffer;
+pub use policy::{DeviceAlloc, MallocConfig, MallocFlags, MallocPolicy};
+pub use registration::{HostRegisterFlags, HostRegisterType, HostRegistration};
+pub use repr::DeviceRepr;
+pub use slice::{DeviceSlice, DeviceSliceMut};
+
+pub(crate) use slice::resolve_range;
+
+use crate::copy::{CopyDest, CopySource, RawRegion};
+use crate::error::{Error, Result};
+
+/// `len` elements of `T` in bytes, or an argument error naming `api`.
+fn byte_len<T>(api: &'static str, len: usize) -> Result<usize> {
+    len.checked_mul(size_of::<T>())
+        .ok_or_else(|| Error::argument(api, format!("{len} elements overflow usize bytes")))
+}
+
+/// Implements [`CopySource`] (and, for the types listed after `dest:`, [`CopyDest`]) through the
+/// type's own `region()`, which describes the memory it owns or borrows.
+macro_rules! copy_endpoints {
+    (source: $($src:ty),* ; dest: $($dst:ty),* $(,)?) => {
+        $(
+            // SAFETY: `region()` describes memory owned or borrowed by `self`: valid for reads of
+            // `len` elements at the stated location (with the context of its device, if any,
+            // alive) for as long as the borrow of `self`, and written by nobody else meanwhile
+            // (the types below give out no other access while borrowed shared).
+            unsafe impl<T: DeviceRepr> CopySource for $src {
+                type Elem = T;
+                #[inline]
+                fn source_region(&self) -> RawRegion<T> {
+                    self.region()
+                }
+            }
+        )*
+        $(
+            // SAFETY: as above, valid for writes and accessed by nobody else for as long as the
+            // exclusive borrow of `self`.
+            unsafe impl<T: DeviceRepr> CopyDest for $dst {
+                type Elem = T;
+                #[inline]
+                fn dest_region(&mut self) -> RawRegion<T> {
+                    self.region()
+                }
+            }
+        )*
+    };
+}
+
+copy_endpoints!(
+    source: DeviceBuffer<T>, DeviceSlice<'_, T>, DeviceSliceMut<'_, T>, HostBuffer<T>,
+        HostRegistration<T>;
+    dest: DeviceBuffer<T>, DeviceSliceMut<'_, T>, HostBuffer<T>, HostRegistration<T>,
+);

@@ -1,0 +1,113 @@
+//! Peer access between two devices (`aclrtDeviceEnablePeerAccess` /
+//! `aclrtDeviceDisablePeerAccess`) and the copies it allows.
+//!
+//! [`PeerAccess`] is the proof that access is enabled both ways; it holds both devices, so
+//! neither can be reset while it exists, and copies between buffers of different devices exist
+//! only as [`PeerAccess::copy`].
+
+use crate::copy::{self, CopyDest, CopySource};
+use crate::current;
+use crate::deferred;
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::result;
+
+impl Device {
+    /// Enables access between this device and `peer`, both ways
+    /// (`aclrtDeviceEnablePeerAccess` from each side). The returned token is the proof that
+    /// [`PeerAccess::copy`] needs for copies between the two devices; dropping it disables the
+    /// access again (`aclrtDeviceDisablePeerAccess`).
+    pub fn enable_peer_access(&self, peer: &Device) -> Result<PeerAccess> {
+        if self.id() == peer.id() {
+            return Err(Error::argument(
+                "aclrtDeviceEnablePeerAccess",
+                "a device is not its own peer",
+            ));
+        }
+        current::force_current(self.raw_context())?;
+        result::device::enable_peer_access(peer.id())?;
+        let back = current::force_current(peer.raw_context())
+            .and_then(|()| result::device::enable_peer_access(self.id()));
+        if let Err(e) = back {
+            crate::drop_errors::report(
+                current::force_current(self.raw_context())
+                    .and_then(|()| result::device::disable_peer_access(peer.id())),
+            );
+            return Err(e);
+        }
+        let access = PeerAccess {
+            a: self.clone(),
+            b: peer.clone(),
+        };
+        // On failure `access` is dropped, which disables the access again (nothing leaks).
+        current::force_current(self.raw_context())?;
+        Ok(access)
+    }
+}
+
+/// Proof that peer access between two devices is enabled ([`Device::enable_peer_access`]).
+///
+/// Copies between buffers of different devices exist only as [`PeerAccess::copy`]: a buffer of
+/// another device cannot be used in a copy without this token. It holds a handle on each
+/// device; `Send + Sync`, `'static`.
+#[derive(Debug)]
+pub struct PeerAccess {
+    a: Device,
+    b: Device,
+}
+
+impl PeerAccess {
+    /// The two device ids.
+    pub fn devices(&self) -> (i32, i32) {
+        (self.a.id(), self.b.id())
+    }
+
+    fn covers(&self, x: i32) -> bool {
+        x == self.a.id() || x == self.b.id()
+    }
+
+    /// Synchronous copy between buffers on the two devices (either direction, or within one of
+    /// them), lengths checked first (`aclrtMemcpy`, device to device).
+    pub fn copy<D, S>(&self, dst: &mut D, src: &S) -> Result<()>
+    where
+        D: CopyDest + ?Sized,
+        S: CopySource<Elem = D::Elem> + ?Sized,
+    {
+        let (d, s) = (dst.dest_region(), src.source_region());
+        match (d.location().device(), s.location().device()) {
+            (Some(x), Some(y)) if self.covers(x) && self.covers(y) => {}
+            _ => {
+                return Err(Error::argument(
+                    "aclrtMemcpy",
+                    "PeerAccess::copy copies between buffers of the two peer devices only",
+                ));
+            }
+        }
+        copy::copy_regions(d, s, None, true)
+    }
+
+    /// Disables the access again (`aclrtDeviceDisablePeerAccess` from each side), reporting
+    /// failure.
+    pub fn disable(self) -> Result<()> {
+        let me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `me` is never used or dropped again, so each handle is moved out once.
+        let (a, b) = unsafe { (std::ptr::read(&me.a), std::ptr::read(&me.b)) };
+        disable(&a, &b)
+    }
+}
+
+fn disable(a: &Device, b: &Device) -> Result<()> {
+    let first = current::force_current(a.raw_context())
+        .and_then(|()| result::device::disable_peer_access(b.id()));
+    let second = current::force_current(b.raw_context())
+        .and_then(|()| result::device::disable_peer_access(a.id()));
+    let back = current::force_current(a.raw_context());
+    first.and(second).and(back)
+}
+
+impl Drop for PeerAccess {
+    fn drop(&mut self) {
+        let (a, b) = (self.a.clone(), self.b.clone());
+        deferred::release(move || disable(&a, &b));
+    }
+}
