@@ -252,7 +252,7 @@ fn shared_borrow_for_a_written_parameter_does_not_compile() {
     let err = compile_error("shared_output");
     assert!(err.contains("error[E0277]"), "{err}");
     assert!(
-        err.contains("`&DeviceBuffer<'_, f32>: Out<'_, f32>` is not satisfied"),
+        err.contains("`&DeviceBuffer<f32>: Out<'_, f32>` is not satisfied"),
         "{err}"
     );
 }
