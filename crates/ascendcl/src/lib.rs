@@ -15,7 +15,7 @@
 //! | peer copies | [`PeerAccess`] | `aclrtDeviceCanAccessPeer`, `aclrtDeviceEnablePeerAccess`, `aclrtMemcpy` |
 //! | asynchronous copies | [`Stream::scope`], [`Scope`] | `aclrtMemcpyAsync`, `aclrtMemsetAsync`, `aclrtMemcpy2dAsync` |
 //! | host functions | [`Stream::launch_host_fn`], [`ReportSubscription`] | `aclrtLaunchHostFunc`, `aclrtSubscribeReport`, `aclrtLaunchCallback`, `aclrtProcessReport` |
-//! | errors | [`Error`], [`ReleaseError`] | `aclGetRecentErrMsg` |
+//! | errors | [`Error`], [`AclError`], [`ReleaseError`] | `aclGetRecentErrMsg` |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
 //! functions reachable only through [`sys`]):
@@ -98,7 +98,9 @@
 //! Every fallible call returns [`Error`]: the C function's name, the `aclError`, its symbolic
 //! name from the headers' error tables ([`error_name`]) and the text of `aclGetRecentErrMsg`
 //! read right after the failure, e.g. `aclrtMalloc failed: ACL_ERROR_RT_MEMORY_ALLOCATION
-//! (207001): <runtime message>`. A function the backend lacks is [`Error::MissingSymbol`], a
+//! (207001): <runtime message>`. [`Error::code`] returns the code as an [`AclError`], which has a
+//! named constant for every code of the headers: `Err(e) if e.code() ==
+//! Some(AclError::MEMORY_ALLOCATION)`. A function the backend lacks is [`Error::MissingSymbol`], a
 //! backend that cannot be loaded [`Error::Load`] (listing every path tried), an argument refused
 //! in Rust [`Error::Argument`]. The safe API never panics on user input.
 //!
@@ -165,7 +167,6 @@ mod copy;
 mod device;
 mod drop_errors;
 mod error;
-mod error_codes;
 mod event;
 mod host_fn;
 mod memory;
@@ -175,6 +176,7 @@ mod runtime;
 mod scope;
 mod stream;
 
+pub use ascendcl_sys::AclError;
 pub use context::{Bound, Context, current_context};
 pub use copy::{
     Copy2d, CopyDest, CopySource, MemcpyKind, MemoryLocation, PointerAttributes, PointerLocation,
