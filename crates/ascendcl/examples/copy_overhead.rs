@@ -1,8 +1,8 @@
-//! Measures the safe synchronous copy against the raw `aclrtMemcpy` through `ascendcl-sys`, on
-//! the same buffers: `cargo run --release -p ascendcl --example copy_overhead`.
+//! Measures the safe synchronous copy against the raw `aclrtMemcpy` (`ascendcl::raw`: the table
+//! call and its status check), on the same buffers: `cargo run --release -p ascendcl --example copy_overhead`.
 //! (The benchmark suite in `benches/` is the reference; this is a quick check.)
 
-use ascendcl::{DeviceBuffer, HostBuffer, MallocPolicy, Runtime, sys};
+use ascendcl::{DeviceBuffer, HostBuffer, MallocPolicy, Runtime, raw, sys};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -32,16 +32,16 @@ fn main() -> ascendcl::Result<()> {
             });
             let raw = time(iters, || {
                 // SAFETY: both buffers are live and `bytes` long.
-                let code = unsafe {
-                    (sys::api().aclrtMemcpy)(
+                unsafe {
+                    raw::aclrtMemcpy(
                         black_box(d).cast(),
                         bytes,
                         black_box(s).cast(),
                         bytes,
                         sys::ACL_MEMCPY_HOST_TO_DEVICE,
                     )
-                };
-                assert_eq!(code, 0);
+                }
+                .unwrap();
             });
             best = (best.0.min(safe), best.1.min(raw));
         }

@@ -16,9 +16,10 @@
 //! | asynchronous copies | [`Stream::scope`], [`Scope`] | `aclrtMemcpyAsync`, `aclrtMemsetAsync`, `aclrtMemcpy2dAsync` |
 //! | host functions | [`Stream::launch_host_fn`], [`ReportSubscription`] | `aclrtLaunchHostFunc`, `aclrtSubscribeReport`, `aclrtLaunchCallback`, `aclrtProcessReport` |
 //! | errors | [`Error`], [`AclError`], [`ReleaseError`] | `aclGetRecentErrMsg` |
+//! | every C function, checked | [`raw`] | all of `acl/acl_rt.h` |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
-//! functions reachable only through [`sys`]):
+//! functions without a safe wrapper, which [`raw`] calls with a checked status):
 //!
 #![doc = include_str!("api_table.md")]
 //!
@@ -170,6 +171,7 @@ mod error;
 mod event;
 mod host_fn;
 mod memory;
+pub mod raw;
 mod release;
 mod result;
 mod runtime;
@@ -199,7 +201,8 @@ pub use runtime::{
 pub use scope::{AsyncDest, AsyncSource, Claimed, Scope};
 pub use stream::{FailureMode, Stream, StreamFlags, StreamStatus};
 
-/// The raw bindings this crate is built on, for FFI with [`Stream::as_raw`] and friends.
+/// The raw bindings this crate is built on: types, constants and the function table. [`raw`]
+/// calls the same functions with a checked status.
 pub use ascendcl_sys as sys;
 
 /// The README's examples, compiled and run as doctests.

@@ -381,10 +381,10 @@ fn scope_reports_lost_sync_error_when_closure_fails() {
 /// `aclrtDeviceDisablePeerAccess(peer)` from `dev`'s context: `true` when access was enabled.
 fn raw_disable(dev: &ascendcl::Device<'_>, peer: i32) -> bool {
     dev.make_current().unwrap();
-    // SAFETY: a plain value argument.
-    let code = unsafe { (ascendcl::sys::api().aclrtDeviceDisablePeerAccess)(peer) };
+    // SAFETY: a plain value argument; no `PeerAccess` token of this pair is alive.
+    let disabled = unsafe { ascendcl::raw::aclrtDeviceDisablePeerAccess(peer) }.is_ok();
     let _ = ascendcl::take_drop_errors();
-    code == 0
+    disabled
 }
 
 fn peer_access_error_paths_disable_again() {
