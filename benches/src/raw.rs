@@ -141,8 +141,9 @@ impl Device {
             Err(e) if e.code() == Some(AclError::REPEAT_INITIALIZE) => false,
             Err(e) => return Err(e),
         };
-        // SAFETY: a plain value; the safe API's devices are opened and reset by their own
-        // handles, which the runtime counts separately from this one.
+        // SAFETY: a plain value. It makes device 0's default context current, the one the safe
+        // API's device 0 made current on this thread; the runtime counts this open separately
+        // from the safe handle's, and `Drop` balances it.
         if let Err(e) = unsafe { acl::aclrtSetDevice(DEVICE_ID) } {
             if initialised_here {
                 // SAFETY: balances the aclInit above; nothing else uses the runtime yet.

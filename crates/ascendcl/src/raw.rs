@@ -61,14 +61,17 @@
 //! [`aclrtSetOpWaitTimeout`], [`aclrtSetOpExecuteTimeOut`], [`aclrtSetOpExecuteTimeOutWithMs`],
 //! [`aclrtSetDeviceSatMode`], [`aclrtDeviceEnablePeerAccess`], [`aclrtCreateGroupInfo`],
 //! [`aclrtCreateStreamConfigHandle`], [`aclrtAllocatorCreateDesc`] (the last three return a new
-//! handle that the caller owns: dropping it leaks, which is not undefined behaviour). Every other
-//! function is an `unsafe fn` whose contract is the C function's — pointers valid for the sizes
-//! the C documentation states, live handles of the right kind, buffers alive until
-//! asynchronous work on them completes — plus one of this crate: a call must not release,
-//! reset or repurpose a resource that a safe handle still owns (freeing a
+//! handle that the caller owns: dropping it leaks, which is not undefined behaviour).
+//!
+//! Every other function is an `unsafe fn`. Its contract is the C function's — pointers valid
+//! for the sizes the C documentation states, live handles of the right kind, buffers alive and
+//! untouched until asynchronous work on them completes — plus this crate's: a call must not
+//! release, reset or repurpose a resource that a safe handle still owns (freeing a
 //! [`DeviceBuffer`](crate::DeviceBuffer)'s memory, destroying a [`Stream`](crate::Stream)'s
-//! stream, resetting a [`Device`](crate::Device)). A function new in the headers is `unsafe`
-//! until it is added to the safe list.
+//! stream, resetting a [`Device`](crate::Device)), and a call that changes the thread's current
+//! device or context (`aclrtSetDevice`, `aclrtSetCurrentContext`, ...) must restore it before
+//! the next call through a safe type, which remembers what it made current. A function new in
+//! the headers is `unsafe` until it is added to the safe list.
 //!
 //! # Panics
 //!

@@ -168,3 +168,54 @@ fn constant_names(codes: Vec<(i64, String)>) -> Result<Vec<Code>, String> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(codes: &[(i64, &str)]) -> Result<Vec<String>, String> {
+        let codes = codes.iter().map(|&(v, n)| (v, n.to_string())).collect();
+        Ok(constant_names(codes)?
+            .into_iter()
+            .map(|c| c.constant)
+            .collect())
+    }
+
+    #[test]
+    fn prefixes_are_dropped_and_runtime_clashes_keep_rt() {
+        assert_eq!(
+            names(&[
+                (0, "ACL_SUCCESS"),
+                (100000, "ACL_ERROR_INVALID_PARAM"),
+                (145000, "ACL_ERROR_GE_PARAM_INVALID"),
+                (207001, "ACL_ERROR_RT_MEMORY_ALLOCATION"),
+                (500000, "ACL_ERROR_INTERNAL_ERROR"),
+                (507000, "ACL_ERROR_RT_INTERNAL_ERROR"),
+            ])
+            .unwrap(),
+            [
+                "SUCCESS",
+                "INVALID_PARAM",
+                "GE_PARAM_INVALID",
+                "MEMORY_ALLOCATION",
+                "INTERNAL_ERROR",
+                "RT_INTERNAL_ERROR",
+            ]
+        );
+    }
+
+    #[test]
+    fn other_clashes_are_errors() {
+        // `RT_X` already taken by `ACL_ERROR_RT_RT_X`'s short name.
+        let e = names(&[
+            (1, "ACL_ERROR_X"),
+            (2, "ACL_ERROR_RT_X"),
+            (3, "ACL_ERROR_RT_RT_X"),
+        ])
+        .unwrap_err();
+        assert!(e.contains("RT_X"), "{e}");
+        // A short name that is not an identifier.
+        let e = names(&[(1, "ACL_ERROR_RT_1X")]).unwrap_err();
+        assert!(e.contains("1X"), "{e}");
+    }
+}
