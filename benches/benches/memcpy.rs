@@ -4,7 +4,7 @@
 //!
 //! | group | functions | what |
 //! | --- | --- | --- |
-//! | `memcpy_h2d_sync` | `safe`, `raw_ffi`, `host_memcpy` | the fixed IDs: the safe API's synchronous host-to-device copy, the same `aclrtMemcpy` through `ascendcl-sys`, and a plain host copy of the same bytes (the host-bandwidth limit under the emulator); pinned host memory, default policy, the same buffers |
+//! | `memcpy_h2d_sync` | `safe`, `raw_ffi`, `host_memcpy` | the fixed IDs: the safe API's synchronous host-to-device copy, the same `aclrtMemcpy` through `ascendcl::raw` (the table call and its status check), and a plain host copy of the same bytes (the host-bandwidth limit under the emulator); pinned host memory, default policy, the same buffers |
 //! | `memcpy_{h2d,d2h,d2d}_sync` | `policy/<policy>` | `aclrtMemcpy` with device memory of every allocation policy the backend serves, pinned host memory |
 //! | `memcpy_{h2d,d2h}_sync` | `pageable` | `aclrtMemcpy` from or to pageable host memory |
 //! | `memcpy_h2h_sync` | `pinned`, `pageable` | `aclrtMemcpy` host to host |
@@ -19,8 +19,8 @@ use ascendcl_benches::backend;
 use ascendcl_benches::paired::paired;
 use ascendcl_benches::plan::{FIXED_SIZES, MIB, Mode, Timing};
 use ascendcl_benches::raw::{
-    self, AclFailure, CopyPair, DEFAULT_POLICY, Device, DeviceMem, Direction, HostKind, POLICIES,
-    Policy, Stream,
+    self, CopyPair, DEFAULT_POLICY, Device, DeviceMem, Direction, HostKind, POLICIES, Policy,
+    Stream,
 };
 use ascendcl_benches::record::{Recorder, criterion_filters};
 use criterion::measurement::WallTime;
@@ -124,11 +124,8 @@ fn configure(group: &mut BenchmarkGroup<'_, WallTime>, timing: Timing, bytes: us
 /// Panics with the failure of a copy inside a timed loop (a benchmark must not time errors).
 #[cold]
 #[inline(never)]
-fn copy_failed(what: &str, code: ascendcl_sys::aclError) -> ! {
-    panic!(
-        "{what} failed inside the timed loop: {}",
-        raw::check("aclrtMemcpy", code).unwrap_err()
-    )
+fn copy_failed(what: &str, e: ascendcl::Error) -> ! {
+    panic!("{what} failed inside the timed loop: {e}")
 }
 
 impl Suite<'_, '_> {
@@ -207,7 +204,7 @@ impl Suite<'_, '_> {
                             })
                         });
                     }
-                    Err(e) if e.code == ascendcl_sys::FEATURE_NOT_SUPPORT => {
+                    Err(e) if e.code() == Some(ascendcl::AclError::FEATURE_NOT_SUPPORT) => {
                         // Not a matter of size: record the whole function once.
                         self.rec.skip(&format!("{name}/pinned/*"), &e.to_string());
                         break;
@@ -264,8 +261,8 @@ fn fixed(
     let raw_copy = move || {
         // SAFETY: `dst` and `s` address the live device and pinned host buffers of `bytes` bytes
         // owned by this function; nothing else touches them while either measurement runs.
-        let code = unsafe {
-            raw::memcpy(
+        let copied = unsafe {
+            ascendcl::raw::aclrtMemcpy(
                 black_box(dst),
                 bytes,
                 black_box(s),
@@ -273,8 +270,8 @@ fn fixed(
                 ascendcl_sys::ACL_MEMCPY_HOST_TO_DEVICE,
             )
         };
-        if code != 0 {
-            copy_failed("raw_ffi", code);
+        if let Err(e) = copied {
+            copy_failed("raw_ffi", e);
         }
     };
     group.bench_function(BenchmarkId::new("raw_ffi", bytes), |b| b.iter(raw_copy));
@@ -349,7 +346,7 @@ fn served_policies(rec: &mut Recorder) -> Vec<Policy> {
 }
 
 /// Whether the backend serves `policy` at all: one small allocation.
-fn probe(policy: Policy) -> Result<(), AclFailure> {
+fn probe(policy: Policy) -> ascendcl::Result<()> {
     DeviceMem::alloc(4096, policy).map(drop)
 }
 
@@ -393,9 +390,9 @@ fn bench_sync(
         b.iter(|| {
             // SAFETY: `pair` owns both ends, live allocations of `bytes` bytes of the kinds
             // `kind` names, for the whole benchmark.
-            let code = unsafe { raw::memcpy(dst, bytes, src, bytes, kind) };
-            if code != 0 {
-                copy_failed(function, code);
+            let copied = unsafe { ascendcl::raw::aclrtMemcpy(dst, bytes, src, bytes, kind) };
+            if let Err(e) = copied {
+                copy_failed(function, e);
             }
         })
     });

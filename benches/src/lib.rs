@@ -2,8 +2,8 @@
 //!
 //! * [`backend`] chooses and installs the process's AscendCL backend the way the safe crate does:
 //!   `ASCENDCL_BACKEND`, else CANN when found, else the host emulator.
-//! * [`raw`] owns device, host and stream resources through the raw `ascendcl-sys` table, so the
-//!   raw-FFI benchmarks need nothing from the safe API.
+//! * [`raw`] owns device, host and stream resources through the checked raw layer
+//!   (`ascendcl::raw`), so the raw-FFI benchmarks need none of the safe API's handles.
 //! * [`plan`] holds the sizes and the per-size timing of the default and quick suites.
 //! * [`paired`] measures the three fixed copies interleaved, round after round, so that their
 //!   ratios do not depend on how the machine's load drifts between criterion's benchmarks.

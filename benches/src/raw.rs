@@ -1,73 +1,24 @@
-//! Device, host and stream resources owned through the raw `ascendcl-sys` function table.
+//! Device, host and stream resources owned through the checked raw layer (`ascendcl::raw`):
+//! the runtime's C functions, each call's status turned into an `ascendcl::Error`.
 //!
 //! Every type frees what it allocated when dropped. Nothing here is timed: the benchmarks
 //! allocate once, outside criterion's loop, and time only the copy calls.
 
+use ascendcl::raw as acl;
+use ascendcl::{AclError, Result};
 use ascendcl_sys::{
-    ACL_ERROR_REPEAT_INITIALIZE, ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEM_MALLOC_HUGE_FIRST_P2P,
-    ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_HUGE_ONLY_P2P, ACL_MEM_MALLOC_HUGE1G_ONLY,
-    ACL_MEM_MALLOC_HUGE1G_ONLY_P2P, ACL_MEM_MALLOC_NORMAL_ONLY, ACL_MEM_MALLOC_NORMAL_ONLY_P2P,
-    ACL_MEMCPY_DEVICE_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE,
-    ACL_MEMCPY_HOST_TO_HOST, aclError, aclrtMemMallocPolicy, aclrtMemcpyKind, aclrtStream, api,
+    ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEM_MALLOC_HUGE_FIRST_P2P, ACL_MEM_MALLOC_HUGE_ONLY,
+    ACL_MEM_MALLOC_HUGE_ONLY_P2P, ACL_MEM_MALLOC_HUGE1G_ONLY, ACL_MEM_MALLOC_HUGE1G_ONLY_P2P,
+    ACL_MEM_MALLOC_NORMAL_ONLY, ACL_MEM_MALLOC_NORMAL_ONLY_P2P, ACL_MEMCPY_DEVICE_TO_DEVICE,
+    ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_HOST_TO_HOST,
+    aclrtMemMallocPolicy, aclrtMemcpyKind, aclrtStream,
 };
 use std::alloc::Layout;
-use std::ffi::{CStr, c_void};
-use std::fmt;
+use std::ffi::c_void;
 use std::ptr::NonNull;
 
 /// The device every benchmark runs on.
 pub const DEVICE_ID: i32 = 0;
-
-/// A runtime call that failed: which call, its code and the runtime's recent error message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AclFailure {
-    /// The C function called.
-    pub call: &'static str,
-    /// The code it returned.
-    pub code: aclError,
-    /// `aclGetRecentErrMsg()` right after the call, when the backend had one.
-    pub message: String,
-}
-
-impl fmt::Display for AclFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} returned {}", self.call, self.code)?;
-        if !self.message.is_empty() {
-            write!(f, ": {}", self.message)?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for AclFailure {}
-
-/// `Ok` for `ACL_SUCCESS`, else the failure with the runtime's recent error message.
-pub fn check(call: &'static str, code: aclError) -> Result<(), AclFailure> {
-    if code == 0 {
-        Ok(())
-    } else {
-        Err(AclFailure {
-            call,
-            code,
-            message: recent_message(),
-        })
-    }
-}
-
-/// The runtime's most recent error message (`aclGetRecentErrMsg`), or an empty string.
-pub fn recent_message() -> String {
-    // SAFETY: aclGetRecentErrMsg takes no arguments and returns NULL or a NUL-terminated string
-    // owned by the runtime, valid until the next runtime call on this thread.
-    let msg = unsafe { (api().aclGetRecentErrMsg)() };
-    if msg.is_null() {
-        return String::new();
-    }
-    // SAFETY: non-NULL and NUL-terminated (see above); copied out before any other call.
-    unsafe { CStr::from_ptr(msg) }
-        .to_string_lossy()
-        .trim()
-        .to_string()
-}
 
 /// A copy direction and its `aclrtMemcpyKind`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -182,24 +133,21 @@ impl Device {
     ///
     /// # Errors
     /// The failing call.
-    pub fn open() -> Result<Device, AclFailure> {
-        // SAFETY: a NULL config path is documented as "no configuration file".
-        let code = unsafe { (api().aclInit)(std::ptr::null()) };
-        let initialised_here = code != ACL_ERROR_REPEAT_INITIALIZE;
-        if initialised_here {
-            check("aclInit", code)?;
-        } else {
-            // The tolerated repeat left a message; drop it so it is not blamed on a later call.
-            recent_message();
-        }
-        // SAFETY: plain integer argument.
-        let set = check("aclrtSetDevice", unsafe {
-            (api().aclrtSetDevice)(DEVICE_ID)
-        });
-        if let Err(e) = set {
+    pub fn open() -> Result<Device> {
+        // SAFETY: a NULL config path is documented as "no configuration file". The tolerated
+        // repeat's message is read (and so cleared) into the error that is dropped here.
+        let initialised_here = match unsafe { acl::aclInit(std::ptr::null()) } {
+            Ok(()) => true,
+            Err(e) if e.code() == Some(AclError::REPEAT_INITIALIZE) => false,
+            Err(e) => return Err(e),
+        };
+        // SAFETY: a plain value. It makes device 0's default context current, the one the safe
+        // API's device 0 made current on this thread; the runtime counts this open separately
+        // from the safe handle's, and `Drop` balances it.
+        if let Err(e) = unsafe { acl::aclrtSetDevice(DEVICE_ID) } {
             if initialised_here {
                 // SAFETY: balances the aclInit above; nothing else uses the runtime yet.
-                unsafe { (api().aclFinalize)() };
+                let _ = unsafe { acl::aclFinalize() };
             }
             return Err(e);
         }
@@ -211,10 +159,10 @@ impl Drop for Device {
     fn drop(&mut self) {
         // SAFETY: balances the aclrtSetDevice of `open`; every resource of this module borrows
         // nothing from the device handle, and the benchmarks drop theirs before the device.
-        unsafe { (api().aclrtResetDevice)(DEVICE_ID) };
+        let _ = unsafe { acl::aclrtResetDevice(DEVICE_ID) };
         if self.initialised_here {
             // SAFETY: balances the aclInit of `open`.
-            unsafe { (api().aclFinalize)() };
+            let _ = unsafe { acl::aclFinalize() };
         }
     }
 }
@@ -232,19 +180,16 @@ impl DeviceMem {
     /// # Errors
     /// The backend's refusal, e.g. `ACL_ERROR_RT_MEMORY_ALLOCATION` for a huge-page-only policy
     /// on a machine without huge pages.
-    pub fn alloc(len: usize, policy: Policy) -> Result<DeviceMem, AclFailure> {
+    ///
+    /// # Panics
+    /// When the backend reports success and returns NULL, which breaks its contract.
+    pub fn alloc(len: usize, policy: Policy) -> Result<DeviceMem> {
         let mut ptr: *mut c_void = std::ptr::null_mut();
         // Drop any message an earlier, tolerated failure left, so a refusal reports its own.
-        recent_message();
+        let _ = acl::aclGetRecentErrMsg();
         // SAFETY: `ptr` is a valid out-pointer for the duration of the call.
-        check("aclrtMalloc", unsafe {
-            (api().aclrtMalloc)(&mut ptr, len, policy.value)
-        })?;
-        let ptr = NonNull::new(ptr).ok_or(AclFailure {
-            call: "aclrtMalloc",
-            code: 0,
-            message: "returned success and a NULL pointer".to_string(),
-        })?;
+        unsafe { acl::aclrtMalloc(&mut ptr, len, policy.value) }?;
+        let ptr = NonNull::new(ptr).expect("aclrtMalloc returned success and a NULL pointer");
         Ok(DeviceMem { ptr, len })
     }
 
@@ -267,7 +212,7 @@ impl DeviceMem {
 impl Drop for DeviceMem {
     fn drop(&mut self) {
         // SAFETY: `ptr` came from aclrtMalloc and is freed exactly once, here.
-        unsafe { (api().aclrtFree)(self.ptr.as_ptr()) };
+        let _ = unsafe { acl::aclrtFree(self.ptr.as_ptr()) };
     }
 }
 
@@ -305,30 +250,27 @@ impl HostMem {
     /// Allocates and fills `len` bytes of `kind` host memory.
     ///
     /// # Errors
-    /// The backend's refusal to pin memory, or an allocation failure of pageable memory.
-    pub fn alloc(len: usize, kind: HostKind) -> Result<HostMem, AclFailure> {
+    /// The backend's refusal to pin memory.
+    ///
+    /// # Panics
+    /// When the backend reports success and returns NULL, which breaks its contract. Pageable
+    /// memory that the allocator cannot provide ends the process (`handle_alloc_error`).
+    pub fn alloc(len: usize, kind: HostKind) -> Result<HostMem> {
         let ptr = match kind {
             HostKind::Pinned => {
                 let mut ptr: *mut c_void = std::ptr::null_mut();
                 // SAFETY: `ptr` is a valid out-pointer for the duration of the call.
-                check("aclrtMallocHost", unsafe {
-                    (api().aclrtMallocHost)(&mut ptr, len)
-                })?;
-                ptr.cast::<u8>()
+                unsafe { acl::aclrtMallocHost(&mut ptr, len) }?;
+                NonNull::new(ptr.cast::<u8>())
+                    .expect("aclrtMallocHost returned success and a NULL pointer")
             }
             HostKind::Pageable => {
+                let layout = Self::layout(len);
                 // SAFETY: the layout has a non-zero size (`max(1)`) and a power-of-two alignment.
-                unsafe { std::alloc::alloc(Self::layout(len)) }
+                let ptr = unsafe { std::alloc::alloc(layout) };
+                NonNull::new(ptr).unwrap_or_else(|| std::alloc::handle_alloc_error(layout))
             }
         };
-        let ptr = NonNull::new(ptr).ok_or(AclFailure {
-            call: match kind {
-                HostKind::Pinned => "aclrtMallocHost",
-                HostKind::Pageable => "alloc",
-            },
-            code: 0,
-            message: format!("no memory for {len} bytes"),
-        })?;
         // SAFETY: `ptr` points to `len` writable bytes just allocated.
         unsafe { std::ptr::write_bytes(ptr.as_ptr(), 0xA5, len) };
         Ok(HostMem { ptr, len, kind })
@@ -376,7 +318,7 @@ impl Drop for HostMem {
         match self.kind {
             HostKind::Pinned => {
                 // SAFETY: `ptr` came from aclrtMallocHost and is freed exactly once, here.
-                unsafe { (api().aclrtFreeHost)(self.ptr.as_ptr().cast()) };
+                let _ = unsafe { acl::aclrtFreeHost(self.ptr.as_ptr().cast()) };
             }
             HostKind::Pageable => {
                 // SAFETY: `ptr` came from `std::alloc::alloc` with this same layout.
@@ -395,12 +337,10 @@ impl Stream {
     ///
     /// # Errors
     /// The failing call.
-    pub fn create() -> Result<Stream, AclFailure> {
+    pub fn create() -> Result<Stream> {
         let mut s: aclrtStream = std::ptr::null_mut();
         // SAFETY: `s` is a valid out-pointer for the duration of the call.
-        check("aclrtCreateStream", unsafe {
-            (api().aclrtCreateStream)(&mut s)
-        })?;
+        unsafe { acl::aclrtCreateStream(&mut s) }?;
         Ok(Stream(s))
     }
 
@@ -413,18 +353,16 @@ impl Stream {
     ///
     /// # Errors
     /// The failing call.
-    pub fn synchronize(&self) -> Result<(), AclFailure> {
+    pub fn synchronize(&self) -> Result<()> {
         // SAFETY: the handle is live for as long as `self`.
-        check("aclrtSynchronizeStream", unsafe {
-            (api().aclrtSynchronizeStream)(self.0)
-        })
+        unsafe { acl::aclrtSynchronizeStream(self.0) }
     }
 }
 
 impl Drop for Stream {
     fn drop(&mut self) {
         // SAFETY: the handle came from aclrtCreateStream and is destroyed exactly once, here.
-        unsafe { (api().aclrtDestroyStream)(self.0) };
+        let _ = unsafe { acl::aclrtDestroyStream(self.0) };
     }
 }
 
@@ -482,8 +420,8 @@ impl CopyPair {
         len: usize,
         policy: Policy,
         host: HostKind,
-    ) -> Result<CopyPair, AclFailure> {
-        let end = |device: bool| -> Result<Mem, AclFailure> {
+    ) -> Result<CopyPair> {
+        let end = |device: bool| -> Result<Mem> {
             Ok(if device {
                 Mem::Device(DeviceMem::alloc(len, policy)?)
             } else {
@@ -495,9 +433,7 @@ impl CopyPair {
         if let Mem::Device(d) = &src {
             let fill = HostMem::alloc(len, host)?;
             // SAFETY: both ends are live allocations of `len` bytes.
-            check("aclrtMemcpy", unsafe {
-                memcpy(d.ptr(), len, fill.ptr(), len, ACL_MEMCPY_HOST_TO_DEVICE)
-            })?;
+            unsafe { acl::aclrtMemcpy(d.ptr(), len, fill.ptr(), len, ACL_MEMCPY_HOST_TO_DEVICE) }?;
         }
         Ok(CopyPair {
             src,
@@ -510,30 +446,30 @@ impl CopyPair {
     ///
     /// # Errors
     /// The copy's failure.
-    pub fn copy_sync(&self) -> Result<(), AclFailure> {
+    pub fn copy_sync(&self) -> Result<()> {
         let len = self.src.len();
         // SAFETY: both ends are live allocations of `len` bytes, of the kinds `direction` names.
-        check("aclrtMemcpy", unsafe {
-            memcpy(
+        unsafe {
+            acl::aclrtMemcpy(
                 self.dst.ptr(),
                 len,
                 self.src.ptr(),
                 len,
                 self.direction.kind(),
             )
-        })
+        }
     }
 
     /// One asynchronous copy of the whole pair on `stream`, then a stream synchronise.
     ///
     /// # Errors
     /// The copy's or the synchronise's failure.
-    pub fn copy_async(&self, stream: &Stream) -> Result<(), AclFailure> {
+    pub fn copy_async(&self, stream: &Stream) -> Result<()> {
         let len = self.src.len();
         // SAFETY: both ends are live allocations of `len` bytes, of the kinds `direction` names,
         // and stay live until the synchronise below has completed the copy.
-        check("aclrtMemcpyAsync", unsafe {
-            memcpy_async(
+        unsafe {
+            acl::aclrtMemcpyAsync(
                 self.dst.ptr(),
                 len,
                 self.src.ptr(),
@@ -541,42 +477,7 @@ impl CopyPair {
                 self.direction.kind(),
                 stream.raw(),
             )
-        })?;
+        }?;
         stream.synchronize()
     }
-}
-
-/// `aclrtMemcpy` through the active backend's table: one atomic load and one indirect call.
-///
-/// # Safety
-/// As for the C function: `dst` holds `dest_max` bytes, `src` holds `count` bytes, and both are
-/// memory of the kinds that `kind` names.
-#[inline(always)]
-pub unsafe fn memcpy(
-    dst: *mut c_void,
-    dest_max: usize,
-    src: *const c_void,
-    count: usize,
-    kind: aclrtMemcpyKind,
-) -> aclError {
-    // SAFETY: the caller upholds aclrtMemcpy's contract.
-    unsafe { (api().aclrtMemcpy)(dst, dest_max, src, count, kind) }
-}
-
-/// `aclrtMemcpyAsync` through the active backend's table.
-///
-/// # Safety
-/// As for the C function: the conditions of [`memcpy`], a live `stream`, and both buffers live
-/// until the copy has completed.
-#[inline(always)]
-pub unsafe fn memcpy_async(
-    dst: *mut c_void,
-    dest_max: usize,
-    src: *const c_void,
-    count: usize,
-    kind: aclrtMemcpyKind,
-    stream: aclrtStream,
-) -> aclError {
-    // SAFETY: the caller upholds aclrtMemcpyAsync's contract.
-    unsafe { (api().aclrtMemcpyAsync)(dst, dest_max, src, count, kind, stream) }
 }

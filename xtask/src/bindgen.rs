@@ -37,7 +37,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         for (library, dir) in SETS {
             generate(library, &include, &tools::workspace_root().join(dir))?;
         }
-        // The error-name table and the API map are derived from the bindings.
+        // The error codes and the API map are derived from the bindings.
         crate::codegen::tables(false)
     }
 }

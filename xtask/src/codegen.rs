@@ -1,5 +1,5 @@
-//! `cargo xtask codegen [--check]`: the files derived from the committed bindings — ascendcl's
-//! error-name table (`crates/ascendcl/src/error_codes.rs`) and the C-to-Rust map
+//! `cargo xtask codegen [--check]`: the files derived from the committed bindings — the typed
+//! error codes (`crates/ascendcl-sys/src/error_codes.rs`) and the C-to-Rust map
 //! (`docs/api-map.md`, `crates/ascendcl/src/api_table.md`) — written by `ascendcl-codegen tables`.
 
 use crate::tools;
@@ -16,9 +16,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
 /// Regenerates the tables, or with `check` fails when a committed one is out of date.
 pub fn tables(check: bool) -> Result<(), String> {
     tools::step(if check {
-        "generated tables (error names, API map): compare with the committed files"
+        "generated tables (error codes, API map): compare with the committed files"
     } else {
-        "generating the error-name table and the API map from the bindings"
+        "generating the error codes and the API map from the bindings"
     });
     let mut cmd = tools::cargo();
     cmd.args(["run", "--package", "ascendcl-codegen", "--", "tables"])

@@ -31,8 +31,8 @@ cargo xtask <command> [args]
                        regenerate the bindings of ascendcl-sys and hccl-sys (src/generated) from
                        the torch-npu wheel's headers (or an installed CANN's include DIR);
                        then the codegen tables; --check only diffs the bindings
-  codegen [--check]    regenerate what derives from the bindings: ascendcl's error-name table
-                       and docs/api-map.md (from xtask/codegen/api-map*.tsv); --check only diffs
+  codegen [--check]    regenerate what derives from the bindings: ascendcl-sys's error codes
+                       (AclError constants and names) and docs/api-map.md (from xtask/codegen/api-map*.tsv); --check only diffs
   sample <name> [-- ARGS] | sample --list
                        build and run a sample as its run.sh does, and check its verdict
   env [--export]       what was detected: CANN root, include and lib dirs, SOC_VERSION,

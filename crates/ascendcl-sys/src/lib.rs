@@ -6,6 +6,8 @@
 //! * [`AclApi`] is a table of every runtime function. A backend fills it: the real library, loaded
 //!   at run time with [`load_library`] or [`load_cann`]; an in-process backend such as the host
 //!   emulator; or, with the `link` feature, the library linked at build time (`AclApi::linked`).
+//! * [`AclError`] is a status code as a typed value, with a named constant for every code of the
+//!   headers' error tables (`AclError::MEMORY_ALLOCATION`), its symbolic name and `Display`.
 //! * [`install`] makes one backend the process's backend, once; [`api`] returns its table. A call
 //!   through the table costs one atomic load and one indirect call.
 //!
@@ -66,7 +68,9 @@
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 #![warn(missing_docs)]
 
+mod acl_error;
 mod backend;
+mod error_codes;
 mod table;
 
 #[allow(
@@ -80,6 +84,7 @@ pub mod generated {
     include!("generated/types.rs");
 }
 
+pub use acl_error::AclError;
 pub use backend::{
     Backend, BackendKind, Choice, ENV_BACKEND, LoadError, LoadFailure, active, api, install,
     load_cann, load_cann_from, load_library, try_api,

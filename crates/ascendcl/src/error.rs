@@ -5,9 +5,10 @@
 //! `aclGetRecentErrMsg`, read on the failing thread right after the failure. A call that the active
 //! backend does not provide becomes [`Error::MissingSymbol`]; a backend that cannot be loaded
 //! becomes [`Error::Load`]; arguments that Rust rejects before any FFI call become
-//! [`Error::Argument`].
+//! [`Error::Argument`]. [`Error::code`] gives the code as an [`AclError`], to compare with its
+//! named constants (`e.code() == Some(AclError::MEMORY_ALLOCATION)`).
 
-use ascendcl_sys as sys;
+use ascendcl_sys::{self as sys, AclError};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -145,18 +146,31 @@ impl fmt::Display for Msg<'_> {
 }
 
 impl Error {
-    /// The numeric `aclError` of a runtime failure (207000 for a missing symbol).
-    pub fn code(&self) -> Option<i32> {
+    /// The `aclError` of a runtime failure ([`AclError::FEATURE_NOT_SUPPORT`] for a missing
+    /// symbol); `None` for failures that are not runtime codes. Compare with the named constants:
+    ///
+    /// ```
+    /// # use ascendcl::{AclError, Error};
+    /// # fn alloc() -> ascendcl::Result<()> {
+    /// #     Err(Error::Acl { api: "aclrtMalloc", code: 207001, name: None, message: None })
+    /// # }
+    /// match alloc() {
+    ///     Err(e) if e.code() == Some(AclError::MEMORY_ALLOCATION) => { /* free some memory */ }
+    ///     other => other?,
+    /// }
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn code(&self) -> Option<AclError> {
         match self {
-            Error::Acl { code, .. } => Some(*code),
-            Error::MissingSymbol { .. } => Some(sys::FEATURE_NOT_SUPPORT),
+            Error::Acl { code, .. } => Some(AclError(*code)),
+            Error::MissingSymbol { .. } => Some(AclError::FEATURE_NOT_SUPPORT),
             _ => None,
         }
     }
 
     /// The symbolic name of [`Error::code`], e.g. `ACL_ERROR_RT_CONTEXT_NULL`.
     pub fn code_name(&self) -> Option<&'static str> {
-        self.code().and_then(error_name)
+        self.code().and_then(AclError::name)
     }
 
     /// The runtime's message (`aclGetRecentErrMsg`) captured with the failure.
@@ -187,26 +201,22 @@ impl Error {
 }
 
 /// The symbolic name of an `aclError`, from every error table of the AscendCL headers
-/// (`ACL_ERROR_*`, `ACL_ERROR_RT_*`, `ACL_ERROR_GE_*`, ...). `0` is `ACL_SUCCESS`.
+/// (`ACL_ERROR_*`, `ACL_ERROR_RT_*`, `ACL_ERROR_GE_*`, ...). `0` is `ACL_SUCCESS`. The same as
+/// [`AclError::name`].
 pub fn error_name(code: i32) -> Option<&'static str> {
-    let codes = crate::error_codes::CODES;
-    codes
-        .binary_search_by_key(&code, |&(c, _)| c)
-        .ok()
-        .map(|i| codes[i].1)
+    AclError(code).name()
 }
 
-/// The numeric code of a symbolic error name (the inverse of [`error_name`]).
+/// The numeric code of a symbolic error name (the inverse of [`error_name`]; see also
+/// [`AclError::from_name`]).
 pub fn error_code(name: &str) -> Option<i32> {
-    crate::error_codes::CODES
-        .iter()
-        .find(|&&(_, n)| n == name)
-        .map(|&(c, _)| c)
+    AclError::from_name(name).map(AclError::code)
 }
 
-/// Every `(code, name)` pair of the headers' error tables, sorted by code.
-pub fn error_codes() -> &'static [(i32, &'static str)] {
-    crate::error_codes::CODES
+/// Every code of the headers' error tables with its symbolic name, sorted by code (the same as
+/// [`AclError::all`]).
+pub fn error_codes() -> &'static [(AclError, &'static str)] {
+    AclError::all()
 }
 
 /// Turns a status into a `Result`. The success path is one compare; the failure path (cold) reads
@@ -240,61 +250,21 @@ pub(crate) fn failure(api: &'static str, code: sys::aclError) -> Error {
 mod tests {
     use super::*;
 
+    /// The name lookups agree with the generated table of `ascendcl-sys` (whose own tests check
+    /// it against the bindings' constants).
     #[test]
-    fn table_is_sorted_and_unique() {
-        let codes = error_codes();
-        assert!(codes.windows(2).all(|w| w[0].0 < w[1].0));
-    }
-
-    /// The table is generated from the bindings' constants (`cargo xtask codegen`; CI fails
-    /// when it is out of date): spot checks across the families, against the typed constants.
-    #[test]
-    // The constants are `int` or `unsigned int` in the headers: one cast fits both.
-    #[allow(clippy::unnecessary_cast)]
-    fn table_agrees_with_the_bindings_constants() {
-        for (code, name) in [
-            (sys::ACL_SUCCESS as i32, "ACL_SUCCESS"),
-            (
-                sys::ACL_ERROR_INVALID_PARAM as i32,
-                "ACL_ERROR_INVALID_PARAM",
-            ),
-            (
-                sys::ACL_ERROR_REPEAT_INITIALIZE as i32,
-                "ACL_ERROR_REPEAT_INITIALIZE",
-            ),
-            (
-                sys::ACL_ERROR_RT_PARAM_INVALID as i32,
-                "ACL_ERROR_RT_PARAM_INVALID",
-            ),
-            (
-                sys::ACL_ERROR_RT_MEMORY_ALLOCATION as i32,
-                "ACL_ERROR_RT_MEMORY_ALLOCATION",
-            ),
-            (
-                sys::ACL_ERROR_RT_FEATURE_NOT_SUPPORT as i32,
-                "ACL_ERROR_RT_FEATURE_NOT_SUPPORT",
-            ),
-            (
-                sys::ACL_ERROR_GE_REDEPLOYING as i32,
-                "ACL_ERROR_GE_REDEPLOYING",
-            ),
-        ] {
-            assert_eq!(error_name(code), Some(name), "{code}");
-            assert_eq!(error_code(name), Some(code), "{name}");
-        }
-        // Aliases of 0 are reported by the canonical name; log levels are not codes.
-        assert_eq!(error_name(sys::ACL_ERROR_NONE as i32), Some("ACL_SUCCESS"));
-        assert_eq!(error_name(sys::ACL_RT_SUCCESS as i32), Some("ACL_SUCCESS"));
+    fn lookups_agree_with_the_typed_codes() {
+        assert_eq!(error_name(0), Some("ACL_SUCCESS"));
+        assert_eq!(
+            error_name(AclError::PARAM_INVALID.code()),
+            Some("ACL_ERROR_RT_PARAM_INVALID")
+        );
+        assert_eq!(error_code("ACL_ERROR_REPEAT_INITIALIZE"), Some(100002));
         assert_eq!(error_code("ACL_ERROR"), None);
-        let mut names = std::collections::BTreeSet::new();
-        for &(_, name) in error_codes() {
-            assert!(
-                name == "ACL_SUCCESS" || name.starts_with("ACL_ERROR_"),
-                "{name}"
-            );
-            assert!(names.insert(name), "{name} twice");
+        assert_eq!(error_codes().len(), AclError::all().len());
+        for &(code, name) in error_codes() {
+            assert_eq!(error_name(code.code()), Some(name));
         }
-        assert!(error_codes().len() > 200, "{}", error_codes().len());
     }
 
     #[test]

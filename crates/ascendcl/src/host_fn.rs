@@ -262,8 +262,8 @@ impl ReportSubscription {
                     match result::report::process(REPORT_POLL_MS) {
                         Ok(()) => {}
                         Err(e)
-                            if e.code() == Some(sys::ACL_ERROR_RT_REPORT_TIMEOUT as i32)
-                                || e.code() == Some(sys::ACL_ERROR_WAIT_CALLBACK_TIMEOUT) =>
+                            if e.code() == Some(sys::AclError::REPORT_TIMEOUT)
+                                || e.code() == Some(sys::AclError::WAIT_CALLBACK_TIMEOUT) =>
                         {
                             if stopping {
                                 return Ok(());

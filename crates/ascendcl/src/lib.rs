@@ -90,7 +90,8 @@
 //! | peer copies | [`PeerAccess`] | `aclrtDeviceCanAccessPeer`, `aclrtDeviceEnablePeerAccess`, `aclrtMemcpy` |
 //! | asynchronous copies | [`Stream::scope`], [`Scope`] | `aclrtMemcpyAsync`, `aclrtMemsetAsync`, `aclrtMemcpy2dAsync` |
 //! | host functions | [`Stream::launch_host_fn`], [`ReportSubscription`] | `aclrtLaunchHostFunc`, `aclrtSubscribeReport`, `aclrtLaunchCallback`, `aclrtProcessReport` |
-//! | errors | [`Error`], [`ReleaseError`] | `aclGetRecentErrMsg` |
+//! | errors | [`Error`], [`AclError`], [`ReleaseError`] | `aclGetRecentErrMsg` |
+//! | every C function, checked | [`raw`] | all of `acl/acl_rt.h` |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
 //! functions reachable only through [`sys`]):
@@ -254,11 +255,11 @@ mod deferred;
 mod device;
 mod drop_errors;
 mod error;
-mod error_codes;
 mod event;
 mod host_fn;
 mod memory;
 mod peer;
+pub mod raw;
 mod raw_enum;
 mod release;
 mod result;
@@ -266,6 +267,7 @@ mod runtime;
 mod scope;
 mod stream;
 
+pub use ascendcl_sys::AclError;
 pub use context::{Context, CurrentContext};
 pub use copy::{
     Copy2d, CopyDest, CopySource, MemcpyKind, MemoryLocation, PointerAttributes, PointerLocation,
@@ -290,7 +292,8 @@ pub use runtime::{
 pub use scope::{AsyncDest, AsyncSource, Claimed, Scope};
 pub use stream::{FailureMode, Stream, StreamFlags, StreamStatus};
 
-/// The raw bindings this crate is built on, for FFI with [`Stream::as_raw`] and friends.
+/// The raw bindings this crate is built on: types, constants and the function table. [`raw`]
+/// calls the same functions with a checked status.
 pub use ascendcl_sys as sys;
 
 /// The `half` crate, whose `f16` and `bf16` are [`DeviceRepr`] element types (feature `half`).

@@ -65,7 +65,7 @@ impl Runtime {
             match result::init::init() {
                 Ok(()) => {}
                 // Someone else (raw FFI) initialised the runtime: share it.
-                Err(e) if e.code() == Some(sys::ACL_ERROR_REPEAT_INITIALIZE) => {}
+                Err(e) if e.code() == Some(sys::AclError::REPEAT_INITIALIZE) => {}
                 Err(e) => return Err(e),
             }
         }

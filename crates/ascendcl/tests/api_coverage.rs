@@ -145,7 +145,7 @@ fn out_of_range_ids_and_sizes_are_errors() {
     let r = rt();
     assert_argument(r.device(-1));
     assert_argument(r.device(i32::MIN));
-    assert_code(r.device(i32::MAX), 107001);
+    assert_code(r.device(i32::MAX), AclError::INVALID_DEVICEID);
     let d = r.device(0).unwrap();
     // Element counts whose byte size overflows usize.
     assert_argument(DeviceBuffer::<u64>::zeroed(

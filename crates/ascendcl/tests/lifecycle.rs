@@ -115,7 +115,7 @@ fn device_count_and_open() {
 fn device_out_of_range_is_107001() {
     let r = rt();
     let n = r.device_count().unwrap() as i32;
-    let e = assert_code(r.device(n), 107001);
+    let e = assert_code(r.device(n), AclError::INVALID_DEVICEID);
     assert_eq!(e.code_name(), Some("ACL_ERROR_RT_INVALID_DEVICEID"));
     assert_eq!(e.api(), Some("aclrtSetDevice"));
     assert!(

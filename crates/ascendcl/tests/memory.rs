@@ -37,7 +37,7 @@ fn device_buffers_from_each_allocation_function() {
     .unwrap_err();
     assert_eq!(
         (e.api(), e.code()),
-        (Some("aclrtMallocCached"), Some(107000)),
+        (Some("aclrtMallocCached"), Some(AclError::PARAM_INVALID)),
         "{e}"
     );
     // A size that overflows in Rust is refused before any call, naming the function.
@@ -76,7 +76,7 @@ fn device_buffer_constructors() {
             // Backed by huge pages that the machine may not have; success or 207001.
             match DeviceBuffer::<u8>::zeroed(&d, 16, policy) {
                 Ok(b) => assert_eq!(b.to_vec().unwrap(), vec![0; 16]),
-                Err(e) => assert_eq!(e.code(), Some(207001), "{e}"),
+                Err(e) => assert_eq!(e.code(), Some(AclError::MEMORY_ALLOCATION), "{e}"),
             }
             continue;
         }
@@ -132,7 +132,7 @@ fn out_of_device_memory_is_207001() {
     let d = r.device(0).unwrap();
     let e = assert_code(
         DeviceBuffer::<u8>::zeroed(&d, 1 << 50, MallocPolicy::NormalOnly),
-        207001,
+        AclError::MEMORY_ALLOCATION,
     );
     assert_eq!(e.code_name(), Some("ACL_ERROR_RT_MEMORY_ALLOCATION"));
     assert!(

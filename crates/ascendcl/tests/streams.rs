@@ -53,7 +53,7 @@ fn stream_timeout_expires() {
         .unwrap();
     let e = assert_code(
         s.synchronize_timeout(Some(Duration::from_millis(20))),
-        507046,
+        AclError::STREAM_SYNC_TIMEOUT,
     );
     assert_eq!(e.code_name(), Some("ACL_ERROR_RT_STREAM_SYNC_TIMEOUT"));
     assert_eq!(s.query().unwrap(), StreamStatus::NotReady);
@@ -96,7 +96,7 @@ fn events_time_and_order_streams() {
     assert!(!end.is_complete().unwrap());
     assert_code(
         end.synchronize_timeout(Some(Duration::from_millis(10))),
-        507047,
+        AclError::EVENT_SYNC_TIMEOUT,
     );
     assert_eq!(seen.load(Ordering::SeqCst), 0);
     tx.send(()).unwrap();

@@ -76,7 +76,8 @@ pub fn generate(root: &Path) -> Result<Vec<Generated>, String> {
         "",
         "Every runtime concept and every C function of `acl/acl_rt.h` (ACL 1.17.0), with the Rust type or",
         "method of the safe `ascendcl` crate that calls it. Functions the safe crate does not wrap are listed",
-        "at the end: call them through `ascendcl::sys::api()` with the raw handles the safe types expose",
+        "at the end: call them through `ascendcl::raw` (same name, status checked into `ascendcl::Error`)",
+        "with the raw handles the safe types expose",
         "(`Stream::as_raw`, `DeviceBuffer::as_ptr`/`as_mut_ptr`, `Device::id`, `Context::as_raw`,",
         "`Event::as_raw`, `Claimed::as_mut_ptr` inside a `Stream::scope`), after `Stream::make_current` /",
         "`Device::make_current`.",
@@ -119,13 +120,13 @@ pub fn generate(root: &Path) -> Result<Vec<Generated>, String> {
     }
     out.extend([
         String::new(),
-        "## Not wrapped (raw access through `ascendcl::sys`)".into(),
+        "## Not wrapped (raw access through `ascendcl::raw`)".into(),
         String::new(),
         format!(
-            "These {} functions have no safe wrapper; `ascendcl::sys::api().<name>` calls them. A backend",
+            "These {} functions have no safe wrapper; `ascendcl::raw::<name>` calls them and turns the",
             rest.len()
         ),
-        "that lacks one returns 207000 and `ascendcl_sys::take_missing_symbol()` names it.".into(),
+        "status into `ascendcl::Error` (`Error::MissingSymbol` names a function the backend lacks).".into(),
         String::new(),
     ]);
     let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();

@@ -3,7 +3,7 @@
 //! ```text
 //! ascendcl-codegen bindings acl|hccl INCLUDE_DIR OUT_DIR   ascendcl-sys's or hccl-sys's bindings
 //!                                                     (bindgen, libclang)
-//! ascendcl-codegen tables ROOT [--check]            ascendcl's error-name table and the API map
+//! ascendcl-codegen tables ROOT [--check]            ascendcl-sys's error codes and the API map
 //! ```
 //!
 //! `tables` reads the committed bindings with `syn`; with `--check` it writes nothing and fails

@@ -2,8 +2,10 @@
 //! installed, else the host emulator), so `ASCENDCL_BACKEND=cann cargo test -p ascendcl` qualifies
 //! a real NPU. Tests that need what only the emulator offers (fault injection, leak reports, its
 //! device count) skip themselves on another backend, saying why on stderr.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
+/// The typed error codes, for every test that uses these helpers.
+pub use ascendcl::AclError;
 use ascendcl::{BackendKind, Runtime};
 use std::io::Write;
 
@@ -52,11 +54,14 @@ pub fn needs_devices(r: &Runtime, n: u32, test: &str) -> bool {
     false
 }
 
-/// Asserts that `r` failed with the numeric aclError `code`.
+/// Asserts that `r` failed with the aclError `code` (an `AclError` constant).
 #[track_caller]
-pub fn assert_code<T: std::fmt::Debug>(r: ascendcl::Result<T>, code: i32) -> ascendcl::Error {
+pub fn assert_code<T: std::fmt::Debug>(
+    r: ascendcl::Result<T>,
+    code: impl Into<ascendcl::AclError>,
+) -> ascendcl::Error {
     let e = r.expect_err("expected an error");
-    assert_eq!(e.code(), Some(code), "unexpected error: {e}");
+    assert_eq!(e.code(), Some(code.into()), "unexpected error: {e}");
     e
 }
 
