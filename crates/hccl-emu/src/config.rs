@@ -13,7 +13,7 @@ use std::time::Duration;
 /// `HCCL_CONNECT_TIMEOUT` (whose smallest value, 120 s, is long for tests).
 pub const ENV_CONNECT_TIMEOUT_MS: &str = "HCCL_EMU_CONNECT_TIMEOUT_MS";
 /// Environment variable: the execution timeout of one collective in milliseconds, overriding
-/// `HCCL_EXEC_TIMEOUT` and the communicator's configuration.
+/// `HCCL_EXEC_TIMEOUT` (a communicator's configuration still beats it).
 pub const ENV_EXEC_TIMEOUT_MS: &str = "HCCL_EMU_EXEC_TIMEOUT_MS";
 
 /// Settings made from Rust, which beat every environment variable (for tests).
@@ -194,12 +194,13 @@ pub(crate) struct CommOptions {
 }
 
 impl Env {
-    /// The execution timeout of a communicator configured with `o`: the emulator's override,
-    /// then the configuration, then the environment.
+    /// The execution timeout of a communicator configured with `o`: the configuration, then
+    /// the emulator's override, then `HCCL_EXEC_TIMEOUT` (a configuration value beats the
+    /// environment, as in HCCL).
     pub(crate) fn exec_timeout_for(&self, o: &CommOptions) -> Option<Duration> {
-        match (self.exec_override, o.exec_timeout) {
-            (Some(d), _) => Some(d),
-            (None, Some(c)) => c,
+        match (o.exec_timeout, self.exec_override) {
+            (Some(c), _) => c,
+            (None, Some(d)) => Some(d),
             (None, None) => self.exec_timeout,
         }
     }
