@@ -343,3 +343,82 @@ pub fn movable() -> Vec<hccl_emu::DType> {
         .filter(|t| p.moves(*t))
         .collect()
 }
+
+/// A root info made on `dev`.
+pub fn root_info(dev: i32) -> HcclRootInfo {
+    setup();
+    use_device(dev);
+    let mut ri = HcclRootInfo {
+        internal: [0; HCCL_ROOT_INFO_BYTES as usize],
+    };
+    ok(unsafe { HcclGetRootInfo(&mut ri) });
+    release(dev);
+    ri
+}
+
+/// `HcclCommInitRootInfo[Config]` of `rank` of `n` on `dev`, on the calling thread, and a
+/// stream; on success the device reference taken stays with the caller.
+pub fn join(
+    dev: i32,
+    n: u32,
+    ri: &HcclRootInfo,
+    rank: u32,
+    cfg: Option<&HcclCommConfig>,
+) -> Result<Rank, (HcclResult, String)> {
+    use_device(dev);
+    let mut c = null_mut();
+    let r = match cfg {
+        None => unsafe { HcclCommInitRootInfo(n, ri, rank, &mut c) },
+        Some(cfg) => unsafe { HcclCommInitRootInfoConfig(n, ri, rank, cfg, &mut c) },
+    };
+    if r != HCCL_SUCCESS {
+        let m = take_msg();
+        release(dev);
+        return Err((r, m));
+    }
+    let mut s = null_mut();
+    acl(unsafe { aclrtCreateStream(&mut s) });
+    Ok(Rank {
+        dev,
+        stream: s,
+        comm: c,
+    })
+}
+
+/// Ranks on `devs` (rank i on devs[i]) joined through one root info, one thread each.
+pub fn root_ranks(devs: &[i32], cfg: Option<HcclCommConfig>) -> Ranks {
+    let ri = root_info(devs[0]);
+    // References held for the Ranks (released by its drop).
+    for d in devs {
+        use_device(*d);
+    }
+    let n = devs.len() as u32;
+    let ranks: Vec<Rank> = std::thread::scope(|s| {
+        let hs: Vec<_> = devs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let (ri, cfg) = (&ri, cfg.as_ref());
+                s.spawn(move || {
+                    let r = join(*d, n, ri, i as u32, cfg)
+                        .map(|r| (r.dev, r.stream as usize, r.comm as usize));
+                    if r.is_ok() {
+                        release(*d);
+                    }
+                    r
+                })
+            })
+            .collect();
+        hs.into_iter()
+            .map(|h| {
+                let (dev, s, c) = h.join().unwrap().expect("join");
+                Rank {
+                    dev,
+                    stream: s as aclrtStream,
+                    comm: c as HcclComm,
+                }
+            })
+            .collect()
+    });
+    Ranks(ranks)
+}
