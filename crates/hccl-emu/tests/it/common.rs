@@ -19,15 +19,19 @@ pub const DEVICES: u32 = 8;
 pub fn setup() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
+        // The rest (the SoC) as the environment says.
         ascendcl_emu::set_config(ascendcl_emu::Config {
             devices: DEVICES,
             memory: 1 << 30,
-            ..ascendcl_emu::Config::default()
+            ..ascendcl_emu::config()
         });
-        hccl_emu::set_config(hccl_emu::Config {
-            connect_timeout: Some(Duration::from_secs(30)),
-            exec_timeout: Some(Duration::from_secs(30)),
-        });
+        // A child process that tests the environment's timeouts keeps them.
+        if std::env::var_os("HCCL_EMU_TEST_KEEP_ENV").is_none() {
+            hccl_emu::set_config(hccl_emu::Config {
+                connect_timeout: Some(Duration::from_secs(30)),
+                exec_timeout: Some(Duration::from_secs(30)),
+            });
+        }
         let r = unsafe { aclInit(null()) };
         assert!(r == 0 || r == 100002, "aclInit: {r}");
         unsafe { aclGetRecentErrMsg() };
