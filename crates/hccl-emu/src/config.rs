@@ -285,7 +285,7 @@ pub(crate) unsafe fn comm_options(p: *const HcclCommConfig) -> R<CommOptions> {
     }
     if version >= 5 {
         let tc = c.hcclRdmaTrafficClass;
-        if tc != HCCL_COMM_TRAFFIC_CLASS_CONFIG_NOT_SET && (tc > 255 || tc % 4 != 0) {
+        if tc != HCCL_COMM_TRAFFIC_CLASS_CONFIG_NOT_SET && (tc > 255 || !tc.is_multiple_of(4)) {
             return fail(
                 HCCL_E_PARA,
                 format!("config hcclRdmaTrafficClass is {tc} (0 to 255 in steps of 4)"),

@@ -14,6 +14,11 @@ use std::io::{self, ErrorKind};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
+/// Writes a rank's contribution to a meeting.
+pub(crate) type Fill<'a> = Box<dyn FnOnce(&mut [u8]) -> Result<(), AclFailure> + 'a>;
+/// Computes a rank's output from every contribution (indexed by rank).
+pub(crate) type Compute<'a> = Box<dyn FnOnce(&[&[u8]]) -> Result<(), AclFailure> + 'a>;
+
 /// One meeting of an operation, from this rank's side.
 pub(crate) struct Meeting<'a> {
     pub key: Key,
@@ -22,10 +27,10 @@ pub(crate) struct Meeting<'a> {
     /// Bytes this rank contributes.
     pub len: usize,
     /// Writes the contribution (`len` bytes).
-    pub fill: Box<dyn FnOnce(&mut [u8]) -> Result<(), AclFailure> + 'a>,
+    pub fill: Fill<'a>,
     /// Computes this rank's output from the contributions, indexed by rank (empty for ranks
     /// that do not take part).
-    pub compute: Box<dyn FnOnce(&[&[u8]]) -> Result<(), AclFailure> + 'a>,
+    pub compute: Compute<'a>,
 }
 
 /// Why a meeting failed.

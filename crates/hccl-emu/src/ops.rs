@@ -5,7 +5,7 @@
 
 use crate::dtype::{DType, RedOp};
 use crate::error::stream_code;
-use crate::link::Meeting;
+use crate::link::{Compute, Fill, Meeting};
 use crate::reduce;
 use crate::wire::Key;
 use ascendcl_emu::extension::{self, AclFailure, MemoryLocation, MemoryRange};
@@ -189,10 +189,6 @@ pub(crate) enum Op {
     Batch(Vec<Item>),
 }
 
-/// Writes a contribution.
-type Fill<'a> = Box<dyn FnOnce(&mut [u8]) -> Result<(), AclFailure> + 'a>;
-/// Computes an output from the contributions.
-type Compute<'a> = Box<dyn FnOnce(&[&[u8]]) -> Result<(), AclFailure> + 'a>;
 
 /// The one meeting of a collective.
 fn one<'a>(

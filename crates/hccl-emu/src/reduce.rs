@@ -258,7 +258,7 @@ mod tests {
 
     #[test]
     fn unaligned_buffers_work() {
-        let mut store = vec![0u8; 4 * 3 + 1];
+        let mut store = [0u8; 4 * 3 + 1];
         store[1..].copy_from_slice(&bytes(&[1u32, 2, 3]));
         let x = bytes(&[10u32, 20, 30]);
         reduce_into(DType::U32, RedOp::Sum, &mut store[1..], &x);

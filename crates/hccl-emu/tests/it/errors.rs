@@ -367,7 +367,7 @@ fn streams_and_communicators_must_be_live_and_match() {
 #[test]
 fn a_buffer_that_is_not_device_memory_fails_on_the_stream() {
     let ranks = Ranks::new(0, 2);
-    let host = vec![0u8; 64];
+    let host = [0u8; 64];
     let bufs: Vec<DevBuf> = ranks.0.iter().map(|r| DevBuf::new(r.dev, 64)).collect();
     let a = &ranks.0[0];
     // Rank 0 passes host memory: the call succeeds, the stream fails.
