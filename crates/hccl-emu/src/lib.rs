@@ -131,3 +131,8 @@ pub fn backend() -> Backend {
         .collect();
     b
 }
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
