@@ -189,7 +189,6 @@ pub(crate) enum Op {
     Batch(Vec<Item>),
 }
 
-
 /// The one meeting of a collective.
 fn one<'a>(
     key: Key,
