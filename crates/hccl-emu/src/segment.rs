@@ -268,5 +268,13 @@ mod tests {
             ..second
         };
         assert!(p.map(&past).is_err());
+        // Dropping the segment unlinks its name.
+        let last = name(s.tag(), s.generation());
+        drop(s);
+        // SAFETY: a probe open of a name that must be gone.
+        let fd = unsafe { libc::shm_open(last.as_ptr(), libc::O_RDONLY, 0) };
+        assert!(fd < 0, "a dropped segment's name was not unlinked");
+        // What was mapped stays readable until the peer drops its mapping.
+        assert_eq!(p.slice(&second), [9]);
     }
 }

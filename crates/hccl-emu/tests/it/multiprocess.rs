@@ -132,6 +132,28 @@ fn child_entry_point() {
             }
         }
         "ascend950" => ascend950(),
+        "rank_table" => {
+            let path = std::ffi::CString::new(var("TABLE")).unwrap();
+            use_device(0);
+            let mut c = null_mut();
+            ok(unsafe { HcclCommInitClusterInfo(path.as_ptr(), 1, &mut c) });
+            let mut s = null_mut();
+            acl(unsafe { aclrtCreateStream(&mut s) });
+            collectives_as(
+                1,
+                2,
+                &Rank {
+                    dev: 0,
+                    stream: s,
+                    comm: c,
+                },
+            );
+            drop(Ranks(vec![Rank {
+                dev: 0,
+                stream: s,
+                comm: c,
+            }]));
+        }
         other => panic!("unknown role {other}"),
     }
 }
@@ -286,4 +308,35 @@ fn an_ascend_950_accepts_more_types() {
         "ascend950",
         &[("ASCENDCL_EMU_SOC", "Ascend950PR_9599".to_string())],
     )]);
+}
+
+#[test]
+fn processes_given_the_same_rank_table_meet() {
+    setup();
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("cluster.json");
+    std::fs::write(
+        &table,
+        r#"{"version": "1.0", "status": "completed", "server_count": "1", "server_list": [
+             {"server_id": "this-host", "device": [
+               {"device_id": "0", "device_ip": "10.1.0.1", "rank_id": "0"},
+               {"device_id": "1", "device_ip": "10.1.0.2", "rank_id": "1"}]}]}"#,
+    )
+    .unwrap();
+    let path = table.to_str().unwrap().to_string();
+    let child = spawn("rank_table", &[("TABLE", path.clone())]);
+    use_device(5);
+    let mut c = null_mut();
+    let cpath = std::ffi::CString::new(path).unwrap();
+    ok(unsafe { HcclCommInitClusterInfo(cpath.as_ptr(), 0, &mut c) });
+    let mut s = null_mut();
+    acl(unsafe { aclrtCreateStream(&mut s) });
+    let r = Rank {
+        dev: 5,
+        stream: s,
+        comm: c,
+    };
+    collectives_as(0, 2, &r);
+    drop(Ranks(vec![r]));
+    wait_ok(vec![child]);
 }
