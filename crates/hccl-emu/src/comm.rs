@@ -10,7 +10,7 @@ use crate::wire::Key;
 use ascendcl_emu::extension::AclFailure;
 use hccl_sys::*;
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
@@ -40,6 +40,9 @@ pub(crate) struct Comm {
     inflight: AtomicUsize,
     async_error: AtomicU32,
     pub suspended: AtomicBool,
+    /// `HCCL_DETERMINISTIC` for this communicator (the emulator is always deterministic; the
+    /// value is kept for `HcclGetCommConfig`).
+    pub deterministic: AtomicI32,
 }
 
 #[derive(Debug, Default)]
@@ -280,6 +283,7 @@ pub(crate) struct NewComm {
     pub origin: Origin,
     pub exec_timeout: Option<Duration>,
     pub connect_timeout: Duration,
+    pub deterministic: i32,
     pub link: Link,
 }
 
@@ -304,6 +308,7 @@ pub(crate) fn register(mut res: Reservation, c: NewComm) -> usize {
         inflight: AtomicUsize::new(0),
         async_error: AtomicU32::new(HCCL_SUCCESS.0),
         suspended: AtomicBool::new(false),
+        deterministic: AtomicI32::new(c.deterministic),
     });
     r.comms.insert(handle, comm);
     handle

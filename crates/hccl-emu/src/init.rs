@@ -20,6 +20,14 @@ pub(crate) fn current_device() -> R<i32> {
     extension::current_device().map_err(runtime)
 }
 
+/// A new communicator's determinism: its configuration's, else the process-wide setting.
+fn deterministic(opts: &CommOptions) -> R<i32> {
+    match opts.deterministic {
+        Some(v) => Ok(v as i32),
+        None => config::get_global(HCCL_DETERMINISTIC),
+    }
+}
+
 /// A timestamp in microseconds, strictly increasing within the process (so that two root infos
 /// of one device never share an identifier).
 fn timestamp() -> u64 {
@@ -96,6 +104,7 @@ pub(crate) fn init_root_info(
             origin: Origin::RootInfo,
             exec_timeout: env.exec_timeout_for(opts),
             connect_timeout: env.connect_timeout,
+            deterministic: deterministic(opts)?,
             link,
         },
     ))
@@ -192,6 +201,7 @@ pub(crate) fn init_cluster_info(
             origin: Origin::ClusterInfo,
             exec_timeout: env.exec_timeout_for(opts),
             connect_timeout: env.connect_timeout,
+            deterministic: deterministic(opts)?,
             link,
         },
     ))

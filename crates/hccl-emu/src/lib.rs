@@ -91,6 +91,8 @@ implemented! {
     HcclGetCommConfigCapability,
     HcclSetConfig,
     HcclGetConfig,
+    HcclSetCommConfig,
+    HcclGetCommConfig,
     HcclCommSuspend,
     HcclCommResume,
     HcclAllReduce,

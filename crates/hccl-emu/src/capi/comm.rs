@@ -301,3 +301,37 @@ hccl! {
         Ok(())
     }
 }
+
+hccl! {
+    /// `HcclSetCommConfig`: `HCCL_DETERMINISTIC` (0, 1 or 2) for one communicator; other keys
+    /// are accepted and ignored.
+    fn HcclSetCommConfig(comm: HcclComm, config: HcclConfig, configValue: HcclConfigValue) {
+        let c = comm::get(comm as usize)?;
+        if config != HCCL_DETERMINISTIC {
+            return Ok(());
+        }
+        // SAFETY: the union's one field is an i32.
+        let v = unsafe { configValue.value };
+        if !(0..=2).contains(&v) {
+            return fail(HCCL_E_PARA, format!("HCCL_DETERMINISTIC value {v} is not 0, 1 or 2"));
+        }
+        c.deterministic.store(v, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+hccl! {
+    /// `HcclGetCommConfig`: the communicator's `HCCL_DETERMINISTIC` (0 for other keys).
+    fn HcclGetCommConfig(comm: HcclComm, config: HcclConfig, configValue: *mut HcclConfigValue) {
+        let c = comm::get(comm as usize)?;
+        // SAFETY: C contract.
+        let out = unsafe { Out::new(configValue, "configValue") }?;
+        let value = if config == HCCL_DETERMINISTIC {
+            c.deterministic.load(std::sync::atomic::Ordering::Relaxed)
+        } else {
+            0
+        };
+        out.set(HcclConfigValue { value });
+        Ok(())
+    }
+}

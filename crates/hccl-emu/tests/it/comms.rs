@@ -334,3 +334,39 @@ fn grouped_root_info_initialisation_from_one_thread() {
     release(6);
     release(7);
 }
+
+#[test]
+fn per_communicator_determinism_comes_from_the_config_and_can_be_changed() {
+    let mut cfg = comm_config();
+    cfg.hcclDeterministic = 1;
+    let ranks = root_ranks(&[1, 2], Some(cfg));
+    let get = |c: HcclComm| {
+        let mut v = HcclConfigValue { value: -1 };
+        ok(unsafe { HcclGetCommConfig(c, HCCL_DETERMINISTIC, &mut v) });
+        unsafe { v.value }
+    };
+    assert_eq!(get(ranks.0[0].comm), 1);
+    ok(unsafe {
+        HcclSetCommConfig(
+            ranks.0[0].comm,
+            HCCL_DETERMINISTIC,
+            HcclConfigValue { value: 0 },
+        )
+    });
+    assert_eq!(get(ranks.0[0].comm), 0);
+    assert_eq!(get(ranks.0[1].comm), 1);
+    err(
+        unsafe {
+            HcclSetCommConfig(
+                ranks.0[0].comm,
+                HCCL_DETERMINISTIC,
+                HcclConfigValue { value: 5 },
+            )
+        },
+        HCCL_E_PARA,
+    );
+    err(
+        unsafe { HcclGetCommConfig(ranks.0[0].comm, HCCL_DETERMINISTIC, null_mut()) },
+        HCCL_E_PTR,
+    );
+}
