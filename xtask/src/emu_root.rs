@@ -2,9 +2,11 @@
 //! the C program test that runs against it.
 //!
 //! Layout of `DIR`, in the shape real toolkits have so that the usual detection code finds it:
-//! `include/acl/...` (the ACL 1.17.0 headers), `lib64/libacl_rt.so` (the emulator's C library,
-//! from the `ascendcl-emu-capi` crate) with `lib64/libascendcl.so` and `lib64/libruntime.so`
-//! linking to it, `runtime/include` and `runtime/lib64` linking to those directories,
+//! `include/acl/...` (the ACL 1.17.0 headers), `include/hccl/` (the HCCL headers, also where the
+//! wheel's `hccl.h` looks for its types, `include/third_party/hccl/inc/hccl/`),
+//! `lib64/libacl_rt.so` (the emulator's C library, from the `ascendcl-emu-capi` crate) with
+//! `lib64/libascendcl.so`, `lib64/libruntime.so` and `lib64/libhccl.so` linking to it (one
+//! library, so ACL and HCCL share the emulated machine), `runtime/include` and `runtime/lib64` linking to those directories,
 //! `version.cfg` with the ACL version, and `set_env.sh` (with a copy at `bin/setenv.bash`)
 //! exporting `ASCEND_HOME_PATH`, `ASCEND_TOOLKIT_HOME` and `LD_LIBRARY_PATH` like a real
 //! install's script.
@@ -84,6 +86,18 @@ fn write_layout(root: &Path, library: &Path, headers: &Path) -> Result<(), Strin
         std::fs::remove_dir_all(&acl).map_err(io(&acl))?;
     }
     copy_dir(&headers.join("acl"), &acl)?;
+    // HCCL: include/hccl/ as in a CANN install; the wheel's hccl.h includes its types by the
+    // wheel's path, which is laid out too.
+    let hccl_src = headers.join(tools::HCCL_HEADERS);
+    for dir in [
+        root.join("include/hccl"),
+        root.join("include").join(tools::HCCL_HEADERS),
+    ] {
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(io(&dir))?;
+        }
+        copy_dir(&hccl_src, &dir)?;
+    }
 
     let lib64 = root.join("lib64");
     std::fs::create_dir_all(&lib64).map_err(io(&lib64))?;
@@ -95,6 +109,8 @@ fn write_layout(root: &Path, library: &Path, headers: &Path) -> Result<(), Strin
     // The compatibility library of CANN 8.5 and later, and the runtime library of older ones.
     symlink("libacl_rt.so", &lib64.join("libascendcl.so"))?;
     symlink("libacl_rt.so", &lib64.join("libruntime.so"))?;
+    // HCCL lives in the same library.
+    symlink("libacl_rt.so", &lib64.join("libhccl.so"))?;
     // Older toolkits keep the runtime under runtime/.
     let runtime = root.join("runtime");
     std::fs::create_dir_all(&runtime).map_err(io(&runtime))?;
@@ -181,8 +197,9 @@ fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Builds the C programs under crates/ascendcl-emu/tests/c against the real headers, links them
-/// against the emulator's shared library and runs them. Called by `cargo xtask test`.
+/// Builds the C programs under crates/ascendcl-emu/tests/c (and the HCCL programs, C++ in C
+/// style, under crates/hccl-emu/tests/c) against the real headers, links them against the
+/// emulator's shared library and runs them. Called by `cargo xtask test`.
 pub fn c_program_test() -> Result<(), String> {
     let root = layout(&tools::target_dir().join("emu-root"), false)?;
     let sources = tools::workspace_root().join("crates/ascendcl-emu/tests/c");
@@ -203,7 +220,26 @@ pub fn c_program_test() -> Result<(), String> {
         Ok(old) if !old.is_empty() => format!("{}:{old}", lib64.display()),
         _ => lib64.display().to_string(),
     };
-    for src in programs {
+    // HCCL's headers are C++ (an inline function using nullptr): its programs are C++ in C
+    // style, linked against libhccl.so (the same library).
+    let hccl_sources = tools::workspace_root().join("crates/hccl-emu/tests/c");
+    let mut hccl_programs: Vec<PathBuf> = std::fs::read_dir(&hccl_sources)
+        .map_err(|e| format!("{}: {e}", hccl_sources.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+        .collect();
+    hccl_programs.sort();
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    let builds = programs
+        .into_iter()
+        .map(|p| (p, &cc, &sources, ["-std=c11", "-lacl_rt"]))
+        .chain(
+            hccl_programs
+                .into_iter()
+                .map(|p| (p, &cxx, &hccl_sources, ["-std=c++14", "-lhccl"])),
+        );
+    for (src, cc, sources, [std, lib]) in builds {
         let stem = src
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -211,18 +247,18 @@ pub fn c_program_test() -> Result<(), String> {
         let out = tools::target_dir().join("emu-c-programs");
         std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
         let exe = out.join(&stem);
-        tools::step(&format!("{cc} {} -lacl_rt", src.display()));
+        tools::step(&format!("{cc} {} {lib}", src.display()));
         tools::run(
-            Command::new(&cc)
-                .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1"])
+            Command::new(cc)
+                .args([std, "-Wall", "-Wextra", "-Werror", "-O1"])
                 .arg("-I")
                 .arg(root.join("include"))
                 .arg("-I")
-                .arg(&sources)
+                .arg(sources)
                 .arg(&src)
                 .arg("-L")
                 .arg(&lib64)
-                .args(["-lacl_rt", "-lpthread", "-o"])
+                .args([lib, "-lpthread", "-o"])
                 .arg(&exe),
         )?;
         tools::step(&format!("running {stem} on the emulator"));
@@ -244,6 +280,12 @@ mod tests {
         let (root, headers) = (tmp.join("root"), tmp.join("headers"));
         std::fs::create_dir_all(headers.join("acl")).unwrap();
         std::fs::write(headers.join("acl/acl.h"), "/* acl.h */\n").unwrap();
+        std::fs::create_dir_all(headers.join(tools::HCCL_HEADERS)).unwrap();
+        std::fs::write(
+            headers.join(tools::HCCL_HEADERS).join("hccl.h"),
+            "/* hccl.h */\n",
+        )
+        .unwrap();
         std::fs::create_dir_all(&root).unwrap();
         let lib = tmp.join("libemu.so");
         std::fs::write(&lib, b"library").unwrap();
@@ -256,6 +298,9 @@ mod tests {
             "lib64/libacl_rt.so",
             "lib64/libascendcl.so",
             "lib64/libruntime.so",
+            "lib64/libhccl.so",
+            "include/hccl/hccl.h",
+            "include/third_party/hccl/inc/hccl/hccl.h",
             "runtime/include/acl/acl.h",
             "runtime/lib64/libacl_rt.so",
             "set_env.sh",
@@ -267,6 +312,10 @@ mod tests {
         assert_eq!(
             std::fs::read(root.join("lib64/libruntime.so")).unwrap(),
             b"library"
+        );
+        assert_eq!(
+            std::fs::read_link(root.join("lib64/libhccl.so")).unwrap(),
+            Path::new("libacl_rt.so")
         );
         let script = std::fs::read_to_string(root.join("bin/setenv.bash")).unwrap();
         assert!(script.contains(&format!("ASCEND_HOME_PATH=\"{}\"", root.display())));

@@ -8,8 +8,13 @@
 //! record a message naming the function for `aclGetRecentErrMsg`. So any C program written
 //! against the headers links, and a missing feature is a clear error at run time.
 //!
-//! The symbols live here, not in the `ascendcl-emu` rlib, so that a Rust program that embeds the
-//! emulator never defines `acl*` symbols that could interpose on a real runtime library.
+//! It also exports every function of `hccl.h` (generated from `hccl-sys`'s function list), run by
+//! the HCCL emulator (`hccl-emu`): the emulator root's `lib64/libhccl.so` is a link to this same
+//! library, so that a C program's ACL and HCCL calls share one emulated machine.
+//!
+//! The symbols live here, not in the `ascendcl-emu` and `hccl-emu` rlibs, so that a Rust program
+//! that embeds the emulators never defines `acl*` or `Hccl*` symbols that could interpose on a
+//! real library.
 #![allow(non_snake_case)]
 
 use ascendcl_sys::*;
@@ -43,3 +48,39 @@ macro_rules! export_all {
 }
 
 ascendcl_sys::acl_function_list!(export_all);
+
+/// The HCCL functions, forwarded to the HCCL emulator's table.
+mod hccl {
+    use ascendcl_sys::{aclrtDrvMemHandle, aclrtStream};
+    use hccl_sys::*;
+    use std::sync::OnceLock;
+
+    /// The HCCL emulator's table, built on the first call.
+    #[inline]
+    fn table() -> &'static HcclApi {
+        static TABLE: OnceLock<HcclApi> = OnceLock::new();
+        TABLE.get_or_init(hccl_emu::api)
+    }
+
+    macro_rules! export_hccl {
+        (unsafe extern "C" {
+            $( pub fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) $(-> $ret:ty)? ; )*
+        }) => {
+            $(
+                #[doc = concat!("`", stringify!($name), "`, run by the HCCL emulator.")]
+                ///
+                /// # Safety
+                /// The C function's contract: every pointer argument is NULL or valid for the
+                /// access the function makes, and handles were returned by this library.
+                #[unsafe(no_mangle)]
+                pub unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
+                    // SAFETY: the table holds the emulator's function with this exact
+                    // signature; the caller upholds the C contract.
+                    unsafe { (table().$name)($($arg),*) }
+                }
+            )*
+        };
+    }
+
+    hccl_sys::hccl_function_list!(export_hccl);
+}

@@ -87,7 +87,7 @@ pub(crate) fn code_name(code: aclError) -> &'static str {
 
 thread_local! {
     static LAST: Cell<aclError> = const { Cell::new(SUCCESS) };
-    static MESSAGES: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    pub(crate) static MESSAGES: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
     static RETURNED: RefCell<Option<CString>> = const { RefCell::new(None) };
 }
 

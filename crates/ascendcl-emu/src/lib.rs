@@ -36,6 +36,7 @@ pub mod config;
 mod copy;
 mod error;
 mod event;
+pub mod extension;
 pub mod faults;
 mod json;
 pub mod leak;

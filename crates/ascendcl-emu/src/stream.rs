@@ -118,6 +118,9 @@ impl CtxFailure {
 /// A C host function (`aclrtHostFunc`, `aclrtCallback`).
 pub(crate) type HostFn = unsafe extern "C" fn(*mut c_void);
 
+/// Work queued by a library layered on the runtime (`crate::extension`).
+pub(crate) type ExtTask = Box<dyn FnOnce() -> R + Send>;
+
 /// One unit of stream work. Addresses are validated when the task is queued and checked again
 /// (still live) when it runs.
 pub(crate) enum Task {
@@ -167,6 +170,8 @@ pub(crate) enum Task {
         queue: Arc<ReportQueue>,
         stream: usize,
     },
+    /// Work of a library layered on the runtime; its error is the task's error.
+    External(ExtTask),
 }
 
 impl Task {
@@ -241,6 +246,7 @@ impl Task {
                     d.wait();
                 }
             }
+            Task::External(f) => return f(),
         }
         Ok(())
     }

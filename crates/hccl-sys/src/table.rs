@@ -65,6 +65,19 @@ macro_rules! hccl_functions {
             record: $crate::table::record_missing,
             functions: $($functions)*
         }
+
+        /// Hands the list of HCCL functions to another macro: `hccl_function_list!(m)` expands
+        /// to `m! { unsafe extern "C" { pub fn name(arg: Type, ..) -> Ret; .. } }`, the same
+        /// list `HcclApi` is built from. Backends use it to generate what must cover every
+        /// function (exported symbols) without a second list of names. The types must be in
+        /// scope where `m` expands (`use hccl_sys::*; use ascendcl_sys::*`).
+        #[doc(hidden)]
+        #[macro_export]
+        macro_rules! hccl_function_list {
+            ($callback:ident) => {
+                $callback! { $($functions)* }
+            };
+        }
     };
 }
 
