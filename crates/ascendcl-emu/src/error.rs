@@ -27,6 +27,7 @@ pub(crate) const RT_NO_EVENT_RESOURCE: aclError = 207007;
 pub(crate) const RT_NO_STREAM_RESOURCE: aclError = 207008;
 pub(crate) const RT_INTERNAL_ERROR: aclError = 507000;
 pub(crate) const RT_CONTEXT_RELEASE_ERROR: aclError = 507007;
+pub(crate) const RT_DEV_SETUP_ERROR: aclError = 507033;
 pub(crate) const RT_REPORT_TIMEOUT: aclError = 507012;
 pub(crate) const RT_STREAM_SYNC_TIMEOUT: aclError = 507046;
 pub(crate) const RT_EVENT_SYNC_TIMEOUT: aclError = 507047;
@@ -76,6 +77,7 @@ pub(crate) fn code_name(code: aclError) -> &'static str {
         RT_NO_STREAM_RESOURCE => "ACL_ERROR_RT_NO_STREAM_RESOURCE",
         RT_INTERNAL_ERROR => "ACL_ERROR_RT_INTERNAL_ERROR",
         RT_CONTEXT_RELEASE_ERROR => "ACL_ERROR_RT_CONTEXT_RELEASE_ERROR",
+        RT_DEV_SETUP_ERROR => "ACL_ERROR_RT_DEV_SETUP_ERROR",
         RT_REPORT_TIMEOUT => "ACL_ERROR_RT_REPORT_TIMEOUT",
         RT_STREAM_SYNC_TIMEOUT => "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT",
         RT_EVENT_SYNC_TIMEOUT => "ACL_ERROR_RT_EVENT_SYNC_TIMEOUT",

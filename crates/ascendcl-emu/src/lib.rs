@@ -36,12 +36,16 @@ pub mod config;
 mod copy;
 mod error;
 mod event;
+mod exception;
 pub mod faults;
 mod json;
 pub mod leak;
+mod limits;
 mod memory;
+mod soc;
 mod state;
 mod stream;
+mod stream_state;
 mod sync;
 mod unsupported;
 
@@ -147,6 +151,35 @@ implemented! {
     aclrtLaunchCallback,
     aclrtProcessReport,
     aclrtUnSubscribeReport,
+    aclGetDeviceCapability,
+    aclrtGetDeviceCapability,
+    aclrtGetDeviceInfo,
+    aclrtGetDeviceUtilizationRate,
+    aclrtQueryDeviceStatus,
+    aclrtSetDeviceResLimit,
+    aclrtGetDeviceResLimit,
+    aclrtResetDeviceResLimit,
+    aclrtSetStreamResLimit,
+    aclrtGetStreamResLimit,
+    aclrtResetStreamResLimit,
+    aclrtUseStreamResInCurrentThread,
+    aclrtUnuseStreamResInCurrentThread,
+    aclrtGetResInCurrentThread,
+    aclrtGetErrorVerbose,
+    aclrtGetThreadLastTaskId,
+    aclrtSetExceptionInfoCallback,
+    aclrtGetTaskIdFromExceptionInfo,
+    aclrtGetStreamIdFromExceptionInfo,
+    aclrtGetThreadIdFromExceptionInfo,
+    aclrtGetDeviceIdFromExceptionInfo,
+    aclrtGetErrorCodeFromExceptionInfo,
+    aclrtStreamGetId,
+    aclrtDeviceGetStreamPriorityRange,
+    aclrtGetStreamAvailableNum,
+    aclrtGetEventAvailNum,
+    aclrtRegStreamStateCallback,
+    aclrtStreamStop,
+    aclrtStreamAbort,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

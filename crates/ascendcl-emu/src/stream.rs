@@ -3,6 +3,7 @@
 use crate::callback::{Done, ReportQueue};
 use crate::error::*;
 use crate::event::Event;
+use crate::exception;
 use crate::memory::{self, Side};
 use crate::sync::lock;
 use std::collections::VecDeque;
@@ -246,9 +247,18 @@ impl Task {
     }
 }
 
+/// A queued task with its identity (for exception reports).
+struct Queued {
+    task: Task,
+    /// The task's id on its stream (its submission number).
+    id: u32,
+    /// The submitting thread.
+    tid: u32,
+}
+
 #[derive(Default)]
 struct Queue {
-    tasks: VecDeque<Task>,
+    tasks: VecDeque<Queued>,
     submitted: u64,
     completed: u64,
     worker: bool,
@@ -257,6 +267,8 @@ struct Queue {
     /// The failure mode set on this stream: CONTINUE 0 (the default) or STOP 1.
     mode: u64,
     stopped: bool,
+    /// Stopped by `aclrtStreamStop`: nothing more runs until `aclrtStreamAbort`.
+    halted: bool,
     /// Threads asleep on the stream's condition variable (notifications are skipped when none).
     sleepers: u32,
 }
@@ -264,6 +276,8 @@ struct Queue {
 /// A stream.
 pub(crate) struct Stream {
     pub handle: usize,
+    /// The stream id (`aclrtStreamGetId`, exception reports).
+    pub id: i32,
     pub ctx: usize,
     pub device: i32,
     pub is_default: bool,
@@ -299,8 +313,10 @@ impl Stream {
         flags: u32,
         failure: Arc<CtxFailure>,
     ) -> Arc<Stream> {
+        static NEXT_ID: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(1);
         Arc::new(Stream {
             handle,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             ctx,
             device,
             is_default,
@@ -374,8 +390,16 @@ impl Stream {
                 format!("stream {:#x} is being destroyed", self.handle),
             );
         }
-        q.tasks.push_back(task);
         q.submitted += 1;
+        let id = q.submitted as u32;
+        q.tasks.push_back(Queued {
+            task,
+            id,
+            tid: exception::thread_id(),
+        });
+        if !self.is_default {
+            exception::set_last_task(id);
+        }
         if !q.worker {
             let me = Arc::clone(self);
             let spawned = std::thread::Builder::new()
@@ -401,11 +425,17 @@ impl Stream {
         WORKER_OF.with(|w| w.set(self.handle));
         let mut q = lock(&self.q);
         loop {
-            let Some(task) = q.tasks.pop_front() else {
-                if q.closing {
+            let next = if q.halted { None } else { q.tasks.pop_front() };
+            let Some(Queued { task, id, tid }) = next else {
+                if q.closing && q.tasks.is_empty() {
                     q.worker = false;
                     self.wake(q);
                     return;
+                }
+                if q.halted {
+                    // aclrtStreamStop: the queued tasks wait for aclrtStreamAbort (or close).
+                    q = self.sleep(q, None);
+                    continue;
                 }
                 // Every submitted task has been taken: poll for the next one briefly, then
                 // sleep until enqueue or close wakes us.
@@ -439,6 +469,16 @@ impl Stream {
             };
             q = lock(&self.q);
             if let Err(f) = result {
+                let info = exception::Info {
+                    task_id: id,
+                    stream_id: self.id as u32,
+                    thread_id: tid,
+                    device_id: self.device as u32,
+                    error_code: exception::code(f.code),
+                };
+                drop(q);
+                exception::report(info);
+                q = lock(&self.q);
                 if q.mode == 1 || self.failure.stop_mode() {
                     // STOP: the rest of the stream is discarded and the context fails.
                     q.stopped = true;
@@ -468,7 +508,18 @@ impl Stream {
             });
             g = lock(&self.q);
         }
-        let (mut g, ok) = self.wait_until(g, deadline, |q| q.completed >= target);
+        let (mut g, ok) = self.wait_until(g, deadline, |q| q.completed >= target || q.halted);
+        if g.halted {
+            return fail(
+                RT_INTERNAL_ERROR,
+                format!(
+                    "stream {:#x} was stopped by aclrtStreamStop with {} task(s) not run \
+                     (aclrtStreamAbort discards them and makes the stream usable again)",
+                    self.handle,
+                    g.submitted - g.completed
+                ),
+            );
+        }
         if !ok {
             return fail(
                 code,
@@ -527,17 +578,10 @@ impl Stream {
         let mut q = lock(&self.q);
         q.closing = true;
         self.closing.store(true, Ordering::Release);
+        // A stopped stream runs nothing more: its queue is discarded as on a forced destroy.
+        let force = force || q.halted;
         if force {
-            let dropped: Vec<Task> = q.tasks.drain(..).collect();
-            q.completed += dropped.len() as u64;
-            self.completed.store(q.completed, Ordering::Release);
-            drop(q);
-            for t in dropped {
-                if let Task::Record(ev, seq) = t {
-                    ev.complete(seq);
-                }
-            }
-            q = lock(&self.q);
+            q = self.discard(q);
         }
         self.wake(q);
         // Wait for the work: all of it, or (force) the task that is running. Not on the
@@ -549,5 +593,43 @@ impl Stream {
         let deadline = force.then(|| Instant::now() + FORCE_WAIT);
         let g = lock(&self.q);
         let _g = self.wait_until(g, deadline, |q| q.completed >= q.submitted);
+    }
+
+    /// Discards the queued tasks (completing their event records, so that waiters do not hang).
+    fn discard<'a>(&'a self, mut q: MutexGuard<'a, Queue>) -> MutexGuard<'a, Queue> {
+        let dropped: Vec<Task> = q.tasks.drain(..).map(|q| q.task).collect();
+        q.completed += dropped.len() as u64;
+        self.completed.store(q.completed, Ordering::Release);
+        drop(q);
+        for t in dropped {
+            if let Task::Record(ev, seq) = t {
+                ev.complete(seq);
+            }
+        }
+        lock(&self.q)
+    }
+
+    /// `aclrtStreamStop`: the queued tasks stay queued and nothing more runs (the task that is
+    /// running finishes: a host thread cannot be interrupted); synchronisations report 507000.
+    pub(crate) fn stop(&self) {
+        let mut q = lock(&self.q);
+        q.halted = true;
+        self.wake(q);
+    }
+
+    /// `aclrtStreamAbort`: discards the queued tasks, waits for the running one, and makes the
+    /// stream usable again (a context failure in STOP mode stays).
+    pub(crate) fn abort(&self) {
+        let mut q = lock(&self.q);
+        q = self.discard(q);
+        q.halted = false;
+        q.stopped = false;
+        q.error = None;
+        self.wake(q);
+        if WORKER_OF.with(|w| w.get()) == self.handle {
+            return;
+        }
+        let g = lock(&self.q);
+        let _g = self.wait_until(g, None, |q| q.completed >= q.submitted);
     }
 }

@@ -117,6 +117,7 @@ mod events;
 mod host;
 mod lifecycle;
 mod mem;
+mod query;
 mod streams;
 
 pub use copies::*;
@@ -125,4 +126,5 @@ pub use events::*;
 pub use host::*;
 pub use lifecycle::*;
 pub use mem::*;
+pub use query::*;
 pub use streams::*;
