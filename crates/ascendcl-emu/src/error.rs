@@ -25,6 +25,8 @@ pub(crate) const RT_MEMORY_ALLOCATION: aclError = 207001;
 pub(crate) const RT_MEMORY_FREE: aclError = 207002;
 pub(crate) const RT_NO_EVENT_RESOURCE: aclError = 207007;
 pub(crate) const RT_NO_STREAM_RESOURCE: aclError = 207008;
+pub(crate) const RT_NO_NOTIFY_RESOURCE: aclError = 207009;
+pub(crate) const RT_TASK_TIMEOUT: aclError = 107020;
 pub(crate) const RT_INTERNAL_ERROR: aclError = 507000;
 pub(crate) const RT_CONTEXT_RELEASE_ERROR: aclError = 507007;
 pub(crate) const RT_DEV_SETUP_ERROR: aclError = 507033;
@@ -75,6 +77,8 @@ pub(crate) fn code_name(code: aclError) -> &'static str {
         RT_MEMORY_FREE => "ACL_ERROR_RT_MEMORY_FREE",
         RT_NO_EVENT_RESOURCE => "ACL_ERROR_RT_NO_EVENT_RESOURCE",
         RT_NO_STREAM_RESOURCE => "ACL_ERROR_RT_NO_STREAM_RESOURCE",
+        RT_NO_NOTIFY_RESOURCE => "ACL_ERROR_RT_NO_NOTIFY_RESOURCE",
+        RT_TASK_TIMEOUT => "ACL_ERROR_RT_TASK_TIMEOUT",
         RT_INTERNAL_ERROR => "ACL_ERROR_RT_INTERNAL_ERROR",
         RT_CONTEXT_RELEASE_ERROR => "ACL_ERROR_RT_CONTEXT_RELEASE_ERROR",
         RT_DEV_SETUP_ERROR => "ACL_ERROR_RT_DEV_SETUP_ERROR",

@@ -42,12 +42,14 @@ mod json;
 pub mod leak;
 mod limits;
 mod memory;
+mod notify;
 mod soc;
 mod state;
 mod stream;
 mod stream_state;
 mod sync;
 mod unsupported;
+mod wait;
 
 pub use config::{Config, HugePages, config, set_config};
 pub use error::recent_messages;
@@ -180,6 +182,14 @@ implemented! {
     aclrtRegStreamStateCallback,
     aclrtStreamStop,
     aclrtStreamAbort,
+    aclrtValueWrite,
+    aclrtValueWait,
+    aclrtCreateNotify,
+    aclrtDestroyNotify,
+    aclrtRecordNotify,
+    aclrtWaitAndResetNotify,
+    aclrtGetNotifyId,
+    aclrtNotifyBatchReset,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

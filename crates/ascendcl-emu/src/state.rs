@@ -80,7 +80,7 @@ fn rt() -> MutexGuard<'static, Runtime> {
 }
 
 /// A fresh handle value, never reused (so a destroyed handle is always recognised).
-fn new_handle() -> usize {
+pub(crate) fn new_handle() -> usize {
     0x0ac1_0000_0000 + NEXT.fetch_add(1, Ordering::Relaxed) * 0x40
 }
 
@@ -351,6 +351,7 @@ fn release_device(
     // it belongs to the device that enabled it.
     rt.peers.retain(|(from, _)| *from != id);
     drop(rt);
+    crate::notify::release_device(id);
     for s in &streams {
         stream_state::destroying(s.handle);
         callback::stream_gone(s.handle);

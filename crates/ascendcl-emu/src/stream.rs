@@ -5,7 +5,9 @@ use crate::error::*;
 use crate::event::Event;
 use crate::exception;
 use crate::memory::{self, Side};
+use crate::notify::Notify;
 use crate::sync::lock;
+use crate::wait;
 use std::collections::VecDeque;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -160,6 +162,19 @@ pub(crate) enum Task {
     Reset(Arc<Event>),
     /// `aclrtLaunchHostFunc`.
     HostFunc(HostFn, usize),
+    /// `aclrtValueWrite`: stores a 64-bit word.
+    ValueWrite { addr: usize, value: u64, side: Side },
+    /// `aclrtValueWait`: waits until a 64-bit word meets a condition.
+    ValueWait {
+        addr: usize,
+        value: u64,
+        flag: u32,
+        side: Side,
+    },
+    /// `aclrtRecordNotify`.
+    NotifyRecord(Arc<Notify>),
+    /// `aclrtWaitAndResetNotify`, with its timeout (None: forever).
+    NotifyWait(Arc<Notify>, Option<Duration>),
     /// `aclrtLaunchCallback`: handed to the subscribed thread.
     Callback {
         f: HostFn,
@@ -174,13 +189,17 @@ impl Task {
     fn sides(&self) -> &[Side] {
         match self {
             Task::Copy { sides, .. } | Task::Copy2d { sides, .. } => sides,
-            Task::Staged { side, .. } | Task::Memset { side, .. } => std::slice::from_ref(side),
+            Task::Staged { side, .. }
+            | Task::Memset { side, .. }
+            | Task::ValueWrite { side, .. }
+            | Task::ValueWait { side, .. } => std::slice::from_ref(side),
             _ => &[],
         }
     }
 
-    /// Runs the task on the worker thread.
-    fn run(self) -> R {
+    /// Runs the task on the worker thread; waits give up when `cancel` is set (the stream was
+    /// aborted, stopped or destroyed by force).
+    fn run(self, cancel: &AtomicBool) -> R {
         if !self.sides().is_empty() {
             let t = memory::read();
             if let Some(bad) = self.sides().iter().find(|s| !t.still_live(**s)) {
@@ -220,6 +239,33 @@ impl Task {
             } => {
                 // SAFETY: the whole pitched ranges were validated when queued.
                 unsafe { crate::copy::copy_2d(dst, dpitch, src, spitch, width, height) };
+            }
+            Task::ValueWrite { addr, value, .. } => {
+                // SAFETY: validated as 8 bytes of a live device allocation when queued.
+                unsafe { wait::write_u64(addr, value) };
+            }
+            Task::ValueWait {
+                addr, value, flag, ..
+            } => {
+                wait::poll_until(cancel, || {
+                    // SAFETY: as for ValueWrite. The allocation stays mapped (freed ranges are
+                    // kept reserved), so polling after a concurrent free reads harmless memory.
+                    let x = unsafe { wait::read_u64(addr) };
+                    wait::value_condition(x, value, flag)
+                });
+            }
+            Task::NotifyRecord(n) => n.record(),
+            Task::NotifyWait(n, timeout) => {
+                if n.wait(timeout, cancel) == wait::Outcome::TimedOut {
+                    return fail(
+                        RT_TASK_TIMEOUT,
+                        format!(
+                            "the wait for notify {:#x} timed out after {} s without a record",
+                            n.handle,
+                            timeout.map_or(0, |t| t.as_secs())
+                        ),
+                    );
+                }
             }
             Task::Record(ev, seq) => ev.complete(seq),
             Task::Wait(ev, seq) => ev.wait_for(seq),
@@ -285,6 +331,8 @@ pub(crate) struct Stream {
     pub flags: u32,
     /// The failure state of the stream's context.
     failure: Arc<CtxFailure>,
+    /// Set while the stream is aborted, stopped or destroyed by force: waiting tasks give up.
+    cancel: AtomicBool,
     q: Mutex<Queue>,
     cv: Condvar,
     /// Mirrors of `Queue::submitted` / `completed` / `closing`, stored under the lock and polled
@@ -323,6 +371,7 @@ impl Stream {
             priority,
             flags,
             failure,
+            cancel: AtomicBool::new(false),
             q: Mutex::new(Queue::default()),
             cv: Condvar::new(),
             submitted: AtomicU64::new(0),
@@ -459,7 +508,7 @@ impl Stream {
             let result = if skip {
                 Ok(())
             } else {
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task.run()))
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task.run(&self.cancel)))
                     .unwrap_or_else(|_| {
                         fail(
                             RT_INTERNAL_ERROR,
@@ -581,6 +630,7 @@ impl Stream {
         // A stopped stream runs nothing more: its queue is discarded as on a forced destroy.
         let force = force || q.halted;
         if force {
+            self.cancel.store(true, Ordering::Release);
             q = self.discard(q);
         }
         self.wake(q);
@@ -614,22 +664,24 @@ impl Stream {
     pub(crate) fn stop(&self) {
         let mut q = lock(&self.q);
         q.halted = true;
+        self.cancel.store(true, Ordering::Release);
         self.wake(q);
     }
 
     /// `aclrtStreamAbort`: discards the queued tasks, waits for the running one, and makes the
     /// stream usable again (a context failure in STOP mode stays).
     pub(crate) fn abort(&self) {
+        self.cancel.store(true, Ordering::Release);
         let mut q = lock(&self.q);
         q = self.discard(q);
         q.halted = false;
         q.stopped = false;
         q.error = None;
         self.wake(q);
-        if WORKER_OF.with(|w| w.get()) == self.handle {
-            return;
+        if WORKER_OF.with(|w| w.get()) != self.handle {
+            let g = lock(&self.q);
+            let _g = self.wait_until(g, None, |q| q.completed >= q.submitted);
         }
-        let g = lock(&self.q);
-        let _g = self.wait_until(g, None, |q| q.completed >= q.submitted);
+        self.cancel.store(false, Ordering::Release);
     }
 }

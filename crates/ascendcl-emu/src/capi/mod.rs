@@ -119,6 +119,7 @@ mod lifecycle;
 mod mem;
 mod query;
 mod streams;
+mod sync;
 
 pub use copies::*;
 pub use devices::*;
@@ -128,3 +129,4 @@ pub use lifecycle::*;
 pub use mem::*;
 pub use query::*;
 pub use streams::*;
+pub use sync::*;
