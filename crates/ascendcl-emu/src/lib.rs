@@ -38,6 +38,7 @@ mod error;
 mod event;
 mod exception;
 pub mod faults;
+mod ipc;
 mod json;
 pub mod leak;
 mod limits;
@@ -49,6 +50,7 @@ mod stream;
 mod stream_state;
 mod sync;
 mod unsupported;
+mod vmm;
 mod wait;
 
 pub use config::{Config, HugePages, config, set_config};
@@ -190,6 +192,29 @@ implemented! {
     aclrtWaitAndResetNotify,
     aclrtGetNotifyId,
     aclrtNotifyBatchReset,
+    aclrtDeviceGetBareTgid,
+    aclrtIpcMemGetExportKey,
+    aclrtIpcMemSetImportPid,
+    aclrtIpcMemImportByKey,
+    aclrtIpcMemClose,
+    aclrtReserveMemAddress,
+    aclrtReleaseMemAddress,
+    aclrtMallocPhysical,
+    aclrtFreePhysical,
+    aclrtMapMem,
+    aclrtUnmapMem,
+    aclrtMemSetAccess,
+    aclrtMemGetAccess,
+    aclrtMemGetAllocationGranularity,
+    aclrtMemExportToShareableHandle,
+    aclrtMemExportToShareableHandleV2,
+    aclrtMemSetPidToShareableHandle,
+    aclrtMemSetPidToShareableHandleV2,
+    aclrtMemImportFromShareableHandle,
+    aclrtMemImportFromShareableHandleV2,
+    aclrtNotifyGetExportKey,
+    aclrtNotifySetImportPid,
+    aclrtNotifyImportByKey,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

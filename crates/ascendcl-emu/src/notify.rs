@@ -16,6 +16,8 @@ pub(crate) const ARENA_SLOTS: usize = 1 << 16;
 
 /// The process's notify arena: a memory file of [`ARENA_SLOTS`] words, mapped shared.
 pub(crate) struct Arena {
+    /// The file descriptor (kept open: importers open it through `/proc/<pid>/fd`).
+    pub fd: i32,
     base: usize,
     free: Vec<u32>,
     next: u32,
@@ -75,6 +77,7 @@ fn alloc_slot() -> R<(usize, u32)> {
         })?;
         let base = map_shared(fd, ARENA_SLOTS * 4)?;
         *a = Some(Arena {
+            fd,
             base,
             free: Vec::new(),
             next: 0,
@@ -98,6 +101,28 @@ fn alloc_slot() -> R<(usize, u32)> {
     // SAFETY: the word lies in the arena mapping, which is never unmapped.
     unsafe { &*(addr as *const AtomicU32) }.store(0, Ordering::Release);
     Ok((addr, slot))
+}
+
+/// The arena's file descriptor, when there is one.
+pub(crate) fn arena_fd() -> Option<i32> {
+    lock(&ARENA).as_ref().map(|a| a.fd)
+}
+
+/// Maps another process's arena (opened as `fd`, which this call closes) once per process;
+/// the base address. Arenas are never unmapped.
+pub(crate) fn map_foreign_arena(pid: u32, fd: i32) -> R<usize> {
+    static FOREIGN: LazyLock<Mutex<HashMap<u32, usize>>> =
+        LazyLock::new(|| Mutex::new(HashMap::new()));
+    let mut m = lock(&FOREIGN);
+    let r = match m.get(&pid) {
+        Some(b) => Ok(*b),
+        None => map_shared(fd, ARENA_SLOTS * 4).inspect(|b| {
+            m.insert(pid, *b);
+        }),
+    };
+    // SAFETY: the caller hands over the descriptor; the mapping (if any) keeps the file alive.
+    unsafe { libc::close(fd) };
+    r
 }
 
 /// A notify.
@@ -164,6 +189,17 @@ pub(crate) fn create(device: i32) -> R<usize> {
         word,
         imported: false,
     }))
+}
+
+/// Registers a notify whose word lies at `word` (an import).
+pub(crate) fn insert_imported(device: i32, id: u32, word: usize) -> usize {
+    insert(Notify {
+        handle: crate::state::new_handle(),
+        device,
+        id,
+        word,
+        imported: true,
+    })
 }
 
 fn insert(n: Notify) -> usize {

@@ -659,6 +659,12 @@ pub(crate) fn peer_enabled(from: i32, to: i32) -> bool {
     rt().peers.contains(&(from, to))
 }
 
+/// Enables peer access from `from` to `to` (an import that asks for it).
+pub(crate) fn enable_peer_from(from: i32, to: i32) -> R {
+    rt().peers.insert((from, to));
+    Ok(())
+}
+
 /// `aclrtDeviceEnablePeerAccess` / `aclrtDeviceDisablePeerAccess` from the current device.
 pub(crate) fn set_peer(peer: i32, enable: bool) -> R {
     let (dev, _) = current_ids()?;

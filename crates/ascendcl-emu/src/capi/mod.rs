@@ -118,6 +118,7 @@ mod host;
 mod lifecycle;
 mod mem;
 mod query;
+mod share;
 mod streams;
 mod sync;
 
@@ -128,5 +129,6 @@ pub use host::*;
 pub use lifecycle::*;
 pub use mem::*;
 pub use query::*;
+pub use share::*;
 pub use streams::*;
 pub use sync::*;
