@@ -30,6 +30,7 @@
 //! (without clearing them). The C functions themselves are in [`capi`].
 #![warn(missing_docs)]
 
+mod builtin;
 mod callback;
 pub mod capi;
 pub mod config;
@@ -215,6 +216,8 @@ implemented! {
     aclrtNotifyGetExportKey,
     aclrtNotifySetImportPid,
     aclrtNotifyImportByKey,
+    aclrtReduceAsync,
+    aclrtRandomNumAsync,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

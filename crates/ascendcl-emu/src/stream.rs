@@ -175,6 +175,17 @@ pub(crate) enum Task {
     NotifyRecord(Arc<Notify>),
     /// `aclrtWaitAndResetNotify`, with its timeout (None: forever).
     NotifyWait(Arc<Notify>, Option<Duration>),
+    /// `aclrtReduceAsync`: `dst[i] = dst[i] OP src[i]`.
+    Reduce {
+        dst: usize,
+        src: usize,
+        len: usize,
+        kind: u32,
+        dtype: i32,
+        sides: [Side; 2],
+    },
+    /// `aclrtRandomNumAsync`.
+    Random(Box<RandomJob>),
     /// `aclrtLaunchCallback`: handed to the subscribed thread.
     Callback {
         f: HostFn,
@@ -188,7 +199,10 @@ pub(crate) enum Task {
 impl Task {
     fn sides(&self) -> &[Side] {
         match self {
-            Task::Copy { sides, .. } | Task::Copy2d { sides, .. } => sides,
+            Task::Copy { sides, .. } | Task::Copy2d { sides, .. } | Task::Reduce { sides, .. } => {
+                sides
+            }
+            Task::Random(job) => &job.sides,
             Task::Staged { side, .. }
             | Task::Memset { side, .. }
             | Task::ValueWrite { side, .. }
@@ -254,6 +268,22 @@ impl Task {
                     wait::value_condition(x, value, flag)
                 });
             }
+            Task::Reduce {
+                dst,
+                src,
+                len,
+                kind,
+                dtype,
+                ..
+            } => {
+                // SAFETY: both ranges were validated as live device memory when queued; the
+                // source is read before the destination is written, so they may overlap.
+                let s = unsafe { std::slice::from_raw_parts(src as *const u8, len) }.to_vec();
+                // SAFETY: as above; no other reference to the destination exists here.
+                let d = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, len) };
+                crate::builtin::reduce(d, &s, kind, dtype);
+            }
+            Task::Random(job) => job.run(),
             Task::NotifyRecord(n) => n.record(),
             Task::NotifyWait(n, timeout) => {
                 if n.wait(timeout, cancel) == wait::Outcome::TimedOut {
@@ -290,6 +320,103 @@ impl Task {
             }
         }
         Ok(())
+    }
+}
+
+/// A scalar of a random task: inline bytes, or the device address that holds them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scalar {
+    pub addr: Option<usize>,
+    pub bytes: [u8; 8],
+    pub size: usize,
+}
+
+impl Scalar {
+    /// The scalar's bytes when the task runs (read from device memory for an address).
+    fn read(&self) -> [u8; 8] {
+        match self.addr {
+            None => self.bytes,
+            Some(a) => {
+                let mut b = [0u8; 8];
+                // SAFETY: the address was validated as `size` bytes of live device memory
+                // (size ≤ 8) when the task was queued.
+                unsafe { std::ptr::copy_nonoverlapping(a as *const u8, b.as_mut_ptr(), self.size) };
+                b
+            }
+        }
+    }
+}
+
+/// An `aclrtRandomNumAsync` task.
+#[derive(Debug)]
+pub(crate) struct RandomJob {
+    pub dtype: i32,
+    pub func: u32,
+    pub params: [Scalar; 2],
+    pub seed: Scalar,
+    pub num: Scalar,
+    pub result: usize,
+    pub result_len: usize,
+    pub counter: usize,
+    pub sides: [Side; 2],
+}
+
+impl RandomJob {
+    fn run(&self) {
+        use crate::builtin::{self, Distribution};
+        let size = |s: &Scalar| s.size.min(8);
+        let uint = |s: &Scalar| {
+            let b = s.read();
+            let mut w = [0u8; 8];
+            w[..size(s)].copy_from_slice(&b[..size(s)]);
+            u64::from_le_bytes(w)
+        };
+        let float = |s: &Scalar| builtin::float_from(self.dtype, &s.read());
+        let int = |s: &Scalar| builtin::int_from(self.dtype, &s.read()[..size(s)]);
+        let cap = if self.func == ascendcl_sys::ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK {
+            self.result_len * 8
+        } else {
+            self.result_len / builtin::element_size(self.dtype).unwrap_or(4)
+        };
+        let num = (uint(&self.num) as usize).min(cap);
+        let d = match self.func {
+            ascendcl_sys::ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK => Distribution::Dropout {
+                ratio: float(&self.params[0]),
+            },
+            ascendcl_sys::ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS => {
+                if matches!(self.dtype, 0 | 1 | 27) {
+                    Distribution::UniformFloat {
+                        min: float(&self.params[0]),
+                        max: float(&self.params[1]),
+                    }
+                } else {
+                    Distribution::UniformInt {
+                        min: int(&self.params[0]),
+                        max: int(&self.params[1]),
+                    }
+                }
+            }
+            ascendcl_sys::ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS => Distribution::Normal {
+                mean: float(&self.params[0]),
+                stddev: float(&self.params[1]),
+            },
+            _ => Distribution::Truncated {
+                mean: float(&self.params[0]),
+                stddev: float(&self.params[1]),
+            },
+        };
+        // SAFETY: the counter was validated as 16 bytes of live device memory when queued.
+        let c = unsafe { std::ptr::read_unaligned(self.counter as *const u128) };
+        let mut words = builtin::Words::new(uint(&self.seed), c);
+        // SAFETY: the result range was validated as live device memory of result_len bytes.
+        let out =
+            unsafe { std::slice::from_raw_parts_mut(self.result as *mut u8, self.result_len) };
+        builtin::generate(out, num, self.dtype, d, &mut words);
+        // The generator's offset moves on, so the next task draws new numbers.
+        // SAFETY: as for the read above.
+        unsafe {
+            std::ptr::write_unaligned(self.counter as *mut u128, c.wrapping_add(words.blocks))
+        };
     }
 }
 

@@ -111,6 +111,7 @@ fn as_ptr(h: usize) -> *mut c_void {
     h as *mut c_void
 }
 
+mod builtin;
 mod copies;
 mod devices;
 mod events;
@@ -122,6 +123,7 @@ mod share;
 mod streams;
 mod sync;
 
+pub use builtin::*;
 pub use copies::*;
 pub use devices::*;
 pub use events::*;
