@@ -218,6 +218,10 @@ implemented! {
     aclrtNotifyImportByKey,
     aclrtReduceAsync,
     aclrtRandomNumAsync,
+    aclrtMemcpyBatchAsync,
+    aclrtGetMemcpyDescSize,
+    aclrtSetMemcpyDesc,
+    aclrtMemcpyAsyncWithDesc,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

@@ -186,6 +186,9 @@ pub(crate) enum Task {
     },
     /// `aclrtRandomNumAsync`.
     Random(Box<RandomJob>),
+    /// `aclrtMemcpyAsyncWithDesc`: a copy described by a descriptor in device memory, read
+    /// when the task runs.
+    DescCopy { desc: usize, side: Side },
     /// `aclrtLaunchCallback`: handed to the subscribed thread.
     Callback {
         f: HostFn,
@@ -206,7 +209,8 @@ impl Task {
             Task::Staged { side, .. }
             | Task::Memset { side, .. }
             | Task::ValueWrite { side, .. }
-            | Task::ValueWait { side, .. } => std::slice::from_ref(side),
+            | Task::ValueWait { side, .. }
+            | Task::DescCopy { side, .. } => std::slice::from_ref(side),
             _ => &[],
         }
     }
@@ -284,6 +288,38 @@ impl Task {
                 crate::builtin::reduce(d, &s, kind, dtype);
             }
             Task::Random(job) => job.run(),
+            Task::DescCopy { desc, .. } => {
+                // SAFETY: the descriptor was validated as 32 bytes of live device memory.
+                let (len, src, dst) = unsafe {
+                    (
+                        std::ptr::read_unaligned(desc as *const u32) as usize,
+                        std::ptr::read_unaligned((desc + 8) as *const u64) as usize,
+                        std::ptr::read_unaligned((desc + 16) as *const u64) as usize,
+                    )
+                };
+                let t = memory::read();
+                let d = t.check("dst", dst, len);
+                let s = t.check("src", src, len);
+                match (d, s) {
+                    (Ok(d), Ok(s))
+                        if matches!(d.loc, memory::Loc::Device(_))
+                            && matches!(s.loc, memory::Loc::Device(_)) =>
+                    {
+                        // SAFETY: both ranges are live device memory, just validated under the
+                        // table lock (still held).
+                        unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
+                    }
+                    _ => {
+                        return fail(
+                            RT_INTERNAL_ERROR,
+                            format!(
+                                "the memcpy descriptor at {desc:#x} names {len} bytes from {src:#x} \
+                                 to {dst:#x}, which are not live device memory"
+                            ),
+                        );
+                    }
+                }
+            }
             Task::NotifyRecord(n) => n.record(),
             Task::NotifyWait(n, timeout) => {
                 if n.wait(timeout, cancel) == wait::Outcome::TimedOut {

@@ -74,7 +74,12 @@ impl<T> Out<T> {
     }
 
     fn set(self, v: T) {
-        // SAFETY: `new`'s contract: non-NULL and valid for one write.
+        self.put(v);
+    }
+
+    /// Writes without consuming (for an output written more than once).
+    fn put(&self, v: T) {
+        // SAFETY: `new`'s contract: non-NULL and valid for writes.
         unsafe { self.0.write(v) }
     }
 }
