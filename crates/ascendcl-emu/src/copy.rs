@@ -250,6 +250,13 @@ pub(crate) unsafe fn memcpy_async(
         return Ok(());
     }
     let pageable = s.loc == Loc::Unreg || d.loc == Loc::Unreg;
+    if pageable && stream.capturing().is_some() {
+        return fail(
+            RT_PARAM_INVALID,
+            "a copy with pageable host memory cannot be captured (it would run synchronously); \
+             use pinned memory (aclrtMallocHost) in a captured stream",
+        );
+    }
     if pageable && eff != D2D {
         // Check 10: the runtime synchronises the stream and copies synchronously, and returns
         // before check 11 (the stream's context), as in the runtime's implementation. A pageable

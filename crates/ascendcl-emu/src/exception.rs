@@ -62,10 +62,14 @@ pub(crate) fn last_task() -> Option<u32> {
     LAST_TASK.with(Cell::get)
 }
 
-/// The calling thread's id (the kernel's thread id, as the runtime reports it).
+/// The calling thread's id (the kernel's thread id, as the runtime reports it), asked of the
+/// kernel once per thread.
 pub(crate) fn thread_id() -> u32 {
-    // SAFETY: gettid has no preconditions.
-    unsafe { libc::gettid() as u32 }
+    thread_local! {
+        // SAFETY: gettid has no preconditions.
+        static TID: u32 = unsafe { libc::gettid() as u32 };
+    }
+    TID.try_with(|t| *t).unwrap_or(0)
 }
 
 /// An error code as the exception record carries it.

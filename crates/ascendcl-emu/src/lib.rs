@@ -44,6 +44,7 @@ mod json;
 pub mod leak;
 mod limits;
 mod memory;
+mod model;
 mod notify;
 mod soc;
 mod state;
@@ -222,6 +223,12 @@ implemented! {
     aclrtGetMemcpyDescSize,
     aclrtSetMemcpyDesc,
     aclrtMemcpyAsyncWithDesc,
+    aclmdlRICaptureBegin,
+    aclmdlRICaptureEnd,
+    aclmdlRICaptureGetInfo,
+    aclmdlRICaptureThreadExchangeMode,
+    aclmdlRIExecuteAsync,
+    aclmdlRIDestroy,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

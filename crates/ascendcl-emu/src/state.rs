@@ -563,6 +563,7 @@ pub(crate) fn destroy_stream(h: usize, force: bool) -> R {
             format!("stream {h:#x} is a default stream; it lives as long as its context"),
         );
     }
+    s.not_capturing()?;
     drop(rt);
     stream_state::destroying(h);
     if self::rt().streams.remove(&h).is_none() {

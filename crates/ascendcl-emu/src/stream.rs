@@ -5,6 +5,7 @@ use crate::error::*;
 use crate::event::Event;
 use crate::exception;
 use crate::memory::{self, Side};
+use crate::model::{Model, Step};
 use crate::notify::Notify;
 use crate::sync::lock;
 use crate::wait;
@@ -123,6 +124,7 @@ pub(crate) type HostFn = unsafe extern "C" fn(*mut c_void);
 
 /// One unit of stream work. Addresses are validated when the task is queued and checked again
 /// (still live) when it runs.
+#[derive(Clone)]
 pub(crate) enum Task {
     /// Copy `len` bytes.
     Copy {
@@ -384,7 +386,7 @@ impl Scalar {
 }
 
 /// An `aclrtRandomNumAsync` task.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct RandomJob {
     pub dtype: i32,
     pub func: u32,
@@ -478,6 +480,8 @@ struct Queue {
     stopped: bool,
     /// Stopped by `aclrtStreamStop`: nothing more runs until `aclrtStreamAbort`.
     halted: bool,
+    /// The model the stream's submissions are captured into.
+    capture: Option<Arc<Model>>,
     /// Threads asleep on the stream's condition variable (notifications are skipped when none).
     sleepers: u32,
 }
@@ -594,23 +598,34 @@ impl Stream {
 
     /// Queues a task; the worker runs it after every task queued before it.
     pub(crate) fn enqueue(self: &Arc<Self>, task: Task) -> R {
+        self.submit(std::iter::once(task))
+    }
+
+    fn submit(self: &Arc<Self>, tasks: impl IntoIterator<Item = Task>) -> R {
         self.failure.check(self.handle)?;
         let mut q = lock(&self.q);
+        if let Some(m) = &q.capture {
+            for task in tasks {
+                m.push(Step::Task(task));
+            }
+            return Ok(());
+        }
         if q.closing {
             return fail(
                 RT_INVALID_HANDLE,
                 format!("stream {:#x} is being destroyed", self.handle),
             );
         }
-        q.submitted += 1;
-        let id = q.submitted as u32;
-        q.tasks.push_back(Queued {
-            task,
-            id,
-            tid: exception::thread_id(),
-        });
-        if !self.is_default {
-            exception::set_last_task(id);
+        let tid = exception::thread_id();
+        let mut added = 0;
+        for task in tasks {
+            q.submitted += 1;
+            let id = q.submitted as u32;
+            q.tasks.push_back(Queued { task, id, tid });
+            if !self.is_default {
+                exception::set_last_task(id);
+            }
+            added += 1;
         }
         if !q.worker {
             let me = Arc::clone(self);
@@ -619,8 +634,10 @@ impl Stream {
                 .stack_size(WORKER_STACK)
                 .spawn(move || me.work());
             if let Err(e) = spawned {
-                q.tasks.pop_back();
-                q.submitted -= 1;
+                for _ in 0..added {
+                    q.tasks.pop_back();
+                }
+                q.submitted -= added;
                 return fail(
                     RT_INTERNAL_ERROR,
                     format!("cannot start the stream's worker thread: {e}"),
@@ -707,8 +724,49 @@ impl Stream {
         }
     }
 
+    /// The model the stream is capturing into, if any.
+    pub(crate) fn capturing(&self) -> Option<Arc<Model>> {
+        lock(&self.q).capture.clone()
+    }
+
+    /// Fails with 107027 while the stream is capturing (synchronisation, queries, destruction).
+    pub(crate) fn not_capturing(&self) -> R {
+        if self.capturing().is_some() {
+            return fail(
+                RT_STREAM_CAPTURED,
+                format!(
+                    "stream {:#x} is capturing into a model (aclmdlRICaptureEnd first)",
+                    self.handle
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// Starts or ends capture into `m`.
+    pub(crate) fn set_capture(&self, m: Option<Arc<Model>>) {
+        lock(&self.q).capture = m;
+    }
+
+    /// Captures an event step when capturing; whether it was captured.
+    pub(crate) fn capture_step(&self, step: impl FnOnce() -> Step) -> bool {
+        match &lock(&self.q).capture {
+            Some(m) => {
+                m.push(step());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Queues tasks as one unit: no other submission comes between them.
+    pub(crate) fn enqueue_all(self: &Arc<Self>, tasks: Vec<Task>) -> R {
+        self.submit(tasks)
+    }
+
     /// Waits for every task queued so far; returns (and clears) the first task error.
     pub(crate) fn synchronize(&self, timeout: Option<Duration>, code: i32) -> R {
+        self.not_capturing()?;
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut g = lock(&self.q);
         let target = g.submitted;

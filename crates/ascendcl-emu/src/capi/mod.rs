@@ -117,6 +117,7 @@ fn as_ptr(h: usize) -> *mut c_void {
 }
 
 mod builtin;
+mod capture;
 mod copies;
 mod devices;
 mod events;
@@ -129,6 +130,7 @@ mod streams;
 mod sync;
 
 pub use builtin::*;
+pub use capture::*;
 pub use copies::*;
 pub use devices::*;
 pub use events::*;

@@ -73,6 +73,7 @@ acl! {
         // SAFETY: C contract (NULL or valid).
         let out = unsafe { Out::new(status, "status") }?;
         let s = state::stream(handle(stream))?;
+        s.not_capturing()?;
         out.set(if s.is_idle() {
             ACL_STREAM_STATUS_COMPLETE
         } else {
@@ -90,6 +91,9 @@ acl! {
         }
         let ev = state::event(handle(event))?;
         let s = state::stream(handle(stream))?;
+        if s.capture_step(|| crate::model::Step::Wait(Arc::clone(&ev))) {
+            return Ok(());
+        }
         let target = ev.wait_target();
         s.enqueue(Task::Wait(ev, target))
     }
