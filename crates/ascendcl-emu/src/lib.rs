@@ -30,6 +30,7 @@
 //! (without clearing them). The C functions themselves are in [`capi`].
 #![warn(missing_docs)]
 
+mod allocator;
 mod builtin;
 mod callback;
 pub mod capi;
@@ -229,6 +230,17 @@ implemented! {
     aclmdlRICaptureThreadExchangeMode,
     aclmdlRIExecuteAsync,
     aclmdlRIDestroy,
+    aclrtMemAllocManaged,
+    aclrtAllocatorCreateDesc,
+    aclrtAllocatorDestroyDesc,
+    aclrtAllocatorSetObjToDesc,
+    aclrtAllocatorSetAllocFuncToDesc,
+    aclrtAllocatorSetFreeFuncToDesc,
+    aclrtAllocatorSetAllocAdviseFuncToDesc,
+    aclrtAllocatorSetGetAddrFromBlockFuncToDesc,
+    aclrtAllocatorRegister,
+    aclrtAllocatorGetByStream,
+    aclrtAllocatorUnregister,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

@@ -59,6 +59,8 @@ pub(crate) struct Alloc {
     external: bool,
     /// The shared memory file backing the allocation once it was exported (`aclrtIpcMem*`).
     shared_fd: Option<i32>,
+    /// Managed (unified) memory (`aclrtMemAllocManaged`).
+    managed: bool,
 }
 
 #[derive(Debug)]
@@ -291,6 +293,11 @@ impl Table {
         Ok((Loc::Unreg, page_size()))
     }
 
+    /// Whether `addr` lies in managed memory.
+    pub(crate) fn is_managed(&self, addr: usize) -> bool {
+        self.find(addr).is_some_and(|a| a.managed)
+    }
+
     /// Whether `addr` lies in a range registered with `aclrtHostRegister[V2]`.
     pub(crate) fn is_registered(&self, addr: usize) -> bool {
         self.find(addr).is_some_and(|a| a.kind == Kind::Registered)
@@ -509,6 +516,7 @@ impl Table {
             hw_size: len,
             external: true,
             shared_fd: None,
+            managed: false,
         });
         Ok(())
     }
@@ -658,6 +666,7 @@ impl Table {
             hw_size: size,
             external: false,
             shared_fd: None,
+            managed: false,
         });
         Ok(())
     }
@@ -970,6 +979,7 @@ pub(crate) fn malloc_device(
         hw_size,
         external: false,
         shared_fd: None,
+        managed: false,
     });
     Ok(m.start)
 }
@@ -1054,6 +1064,54 @@ pub(crate) fn malloc_host(size: usize) -> R<usize> {
         hw_size: size,
         external: false,
         shared_fd: None,
+        managed: false,
+    });
+    Ok(base)
+}
+
+/// Where managed memory is placed when the address space allows it (as on hardware).
+const MANAGED_BASE: usize = 0x900_0000_0000;
+
+/// Allocates `size` bytes (rounded up to 2 MiB) of managed memory for device `dev`: host and
+/// device share it (one address space in the emulator). Not charged against the device's
+/// capacity: managed pages live wherever they were last touched.
+pub(crate) fn malloc_managed((dev, epoch): (i32, u64), size: usize) -> R<usize> {
+    let len = align_up(size, MIB2).ok_or_else(|| Fail {
+        code: RT_MEMORY_ALLOCATION,
+        msg: format!("size {size} overflows"),
+    })?;
+    // SAFETY: an anonymous private mapping; the address is a hint only.
+    let p = unsafe {
+        libc::mmap(
+            MANAGED_BASE as *mut libc::c_void,
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return fail(
+            RT_MEMORY_ALLOCATION,
+            format!("cannot allocate {size} bytes of managed memory"),
+        );
+    }
+    let base = p as usize;
+    write().insert(Alloc {
+        start: base,
+        size,
+        span: len,
+        kind: Kind::Device(dev),
+        page_size: MIB2 as u32,
+        epoch,
+        map_base: base,
+        map_len: len,
+        charge: 0,
+        hw_size: size,
+        external: false,
+        shared_fd: None,
+        managed: true,
     });
     Ok(base)
 }

@@ -356,6 +356,7 @@ fn release_device(
         stream_state::destroying(s.handle);
         callback::stream_gone(s.handle);
         crate::limits::reset_stream(s.handle);
+        crate::allocator::forget(s.handle);
         s.close(force);
     }
     // Only this incarnation's memory: the device may already have been set again.
@@ -401,6 +402,7 @@ fn destroy_context_now(ctx: &Arc<Context>, force: bool) {
         stream_state::destroying(s.handle);
         callback::stream_gone(s.handle);
         crate::limits::reset_stream(s.handle);
+        crate::allocator::forget(s.handle);
         s.close(force);
     }
 }
@@ -574,6 +576,7 @@ pub(crate) fn destroy_stream(h: usize, force: bool) -> R {
     }
     callback::stream_gone(h);
     crate::limits::reset_stream(h);
+    crate::allocator::forget(h);
     s.close(force);
     Ok(())
 }

@@ -116,6 +116,7 @@ fn as_ptr(h: usize) -> *mut c_void {
     h as *mut c_void
 }
 
+mod allocator;
 mod builtin;
 mod capture;
 mod copies;
@@ -129,6 +130,7 @@ mod share;
 mod streams;
 mod sync;
 
+pub use allocator::*;
 pub use builtin::*;
 pub use capture::*;
 pub use copies::*;
