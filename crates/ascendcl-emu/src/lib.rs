@@ -241,6 +241,21 @@ implemented! {
     aclrtAllocatorRegister,
     aclrtAllocatorGetByStream,
     aclrtAllocatorUnregister,
+    aclFloat16ToFloat,
+    aclFloatToFloat16,
+    aclDataTypeSize,
+    aclCreateDataBuffer,
+    aclDestroyDataBuffer,
+    aclUpdateDataBuffer,
+    aclGetDataBufferAddr,
+    aclGetDataBufferSizeV2,
+    aclGetDataBufferSize,
+    aclsysGetCANNVersion,
+    aclrtFreeWithDevSync,
+    aclrtFreeHostWithDevSync,
+    aclrtQueryEvent,
+    aclrtDevicePeerAccessStatus,
+    aclrtDeviceGetUuid,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.
