@@ -349,6 +349,63 @@ pub(crate) unsafe fn memset_async(
     })
 }
 
+/// Fills `words` 32-bit words at `dst` with `value` (`dst` need not be aligned).
+///
+/// # Safety
+/// `[dst, dst + 4 * words)` must be valid for writes.
+pub(crate) unsafe fn fill32(dst: usize, value: u32, words: usize) {
+    let v = value.to_ne_bytes();
+    for i in 0..words {
+        // SAFETY: inside the range the caller vouches for.
+        unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), (dst + 4 * i) as *mut u8, 4) };
+    }
+}
+
+/// `aclrtMemsetD32` (`stream` None) or `aclrtMemsetD32Async`: `n` 32-bit words of `value`.
+///
+/// # Safety
+/// A pageable destination must be valid for the fill (and, queued, until it ran).
+pub(crate) unsafe fn memset_d32(
+    dst: usize,
+    max: usize,
+    value: u32,
+    n: usize,
+    stream: Option<usize>,
+) -> R {
+    if n == 0 {
+        return Ok(());
+    }
+    if dst == 0 {
+        return fail(INVALID_PARAM, "ptr is NULL");
+    }
+    let early = match stream {
+        Some(h) => early_stream(h)?,
+        None => None,
+    };
+    let len = n.checked_mul(4).filter(|l| *l <= max).ok_or_else(|| Fail {
+        code: RT_PARAM_INVALID,
+        msg: format!("{n} words (4 bytes each) exceed memSize {max}"),
+    })?;
+    state::current_ids()?;
+    let side = memory::read().check("ptr", dst, len)?;
+    if stream.is_some() {
+        let s = late_stream(early)?;
+        state::check_stream_context(&s)?;
+        if side.loc != Loc::Unreg {
+            return s.enqueue(Task::Fill32 {
+                dst,
+                value,
+                words: n,
+                side,
+            });
+        }
+        s.synchronize(None, RT_STREAM_SYNC_TIMEOUT)?;
+    }
+    // SAFETY: validated above (or pageable memory vouched for by the caller).
+    unsafe { fill32(dst, value, n) };
+    Ok(())
+}
+
 /// Arguments of a 2D copy.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Copy2d {

@@ -256,6 +256,11 @@ implemented! {
     aclrtQueryEvent,
     aclrtDevicePeerAccessStatus,
     aclrtDeviceGetUuid,
+    aclrtGetEventId,
+    aclrtMemsetD32,
+    aclrtMemsetD32Async,
+    aclrtGetStreamAttribute,
+    aclrtSetStreamAttribute,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

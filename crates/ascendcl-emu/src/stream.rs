@@ -164,6 +164,13 @@ pub(crate) enum Task {
     Reset(Arc<Event>),
     /// `aclrtLaunchHostFunc`.
     HostFunc(HostFn, usize),
+    /// `aclrtMemsetD32Async`: fills 32-bit words.
+    Fill32 {
+        dst: usize,
+        value: u32,
+        words: usize,
+        side: Side,
+    },
     /// `aclrtValueWrite`: stores a 64-bit word.
     ValueWrite { addr: usize, value: u64, side: Side },
     /// `aclrtValueWait`: waits until a 64-bit word meets a condition.
@@ -212,7 +219,8 @@ impl Task {
             | Task::Memset { side, .. }
             | Task::ValueWrite { side, .. }
             | Task::ValueWait { side, .. }
-            | Task::DescCopy { side, .. } => std::slice::from_ref(side),
+            | Task::DescCopy { side, .. }
+            | Task::Fill32 { side, .. } => std::slice::from_ref(side),
             _ => &[],
         }
     }
@@ -259,6 +267,12 @@ impl Task {
             } => {
                 // SAFETY: the whole pitched ranges were validated when queued.
                 unsafe { crate::copy::copy_2d(dst, dpitch, src, spitch, width, height) };
+            }
+            Task::Fill32 {
+                dst, value, words, ..
+            } => {
+                // SAFETY: validated as words * 4 bytes of a live allocation when queued.
+                unsafe { crate::copy::fill32(dst, value, words) };
             }
             Task::ValueWrite { addr, value, .. } => {
                 // SAFETY: validated as 8 bytes of a live device allocation when queued.
@@ -482,6 +496,9 @@ struct Queue {
     halted: bool,
     /// The model the stream's submissions are captured into.
     capture: Option<Arc<Model>>,
+    /// Stream attributes 2 to 4 (`aclrtSetStreamAttribute`): overflow check, user tag, cache
+    /// of operator information.
+    attrs: [u32; 3],
     /// Threads asleep on the stream's condition variable (notifications are skipped when none).
     sleepers: u32,
 }
@@ -814,6 +831,21 @@ impl Stream {
     pub(crate) fn is_idle(&self) -> bool {
         let q = lock(&self.q);
         q.completed >= q.submitted
+    }
+
+    /// The failure mode set on the stream (CONTINUE 0, STOP 1).
+    pub(crate) fn failure_mode(&self) -> u64 {
+        lock(&self.q).mode
+    }
+
+    /// Stream attribute 2, 3 or 4.
+    pub(crate) fn attr(&self, a: u32) -> u32 {
+        lock(&self.q).attrs[(a - 2) as usize]
+    }
+
+    /// Sets stream attribute 2, 3 or 4.
+    pub(crate) fn set_attr(&self, a: u32, v: u32) {
+        lock(&self.q).attrs[(a - 2) as usize] = v;
     }
 
     /// Sets the failure mode (CONTINUE 0, STOP 1): the same mode again succeeds; STOP back to

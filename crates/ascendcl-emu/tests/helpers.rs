@@ -143,3 +143,90 @@ fn frees_that_synchronise_and_event_and_peer_queries() {
     ok(unsafe { aclrtDeviceGetUuid(0, &mut again) });
     assert_eq!(a.bytes, again.bytes, "stable");
 }
+
+#[test]
+fn event_ids_word_fills_and_stream_attributes() {
+    let _d = Dev::new(0);
+    let (a, b) = (event(), event());
+    let (mut ia, mut ib) = (0, 0);
+    err(unsafe { aclrtGetEventId(null_mut(), &mut ia) }, 100000);
+    err(unsafe { aclrtGetEventId(a, null_mut()) }, 100000);
+    ok(unsafe { aclrtGetEventId(a, &mut ia) });
+    ok(unsafe { aclrtGetEventId(b, &mut ib) });
+    assert_ne!(ia, ib);
+    ok(unsafe { aclrtDestroyEvent(a) });
+    ok(unsafe { aclrtDestroyEvent(b) });
+    err(unsafe { aclrtGetEventId(a, &mut ia) }, 107017);
+
+    // 32-bit fills, synchronous and queued.
+    let d = malloc(64);
+    ok(unsafe { aclrtMemsetD32(d, 64, 0, 0) });
+    err(unsafe { aclrtMemsetD32(null_mut(), 64, 1, 4) }, 100000);
+    err(unsafe { aclrtMemsetD32(d, 15, 1, 4) }, 107000);
+    err(unsafe { aclrtMemsetD32(d, 128, 1, 32) }, 107000);
+    ok(unsafe { aclrtMemsetD32(d, 64, 0xdead_beef, 16) });
+    let mut out = [0u8; 64];
+    d2h(&mut out, d);
+    assert!(
+        out.chunks(4)
+            .all(|w| u32::from_ne_bytes(w.try_into().unwrap()) == 0xdead_beef)
+    );
+    let s = stream();
+    ok(unsafe { aclrtMemsetD32Async(d.cast::<u8>().wrapping_add(4).cast(), 60, 7, 2, s) });
+    ok(unsafe { aclrtSynchronizeStream(s) });
+    d2h(&mut out, d);
+    let words: Vec<u32> = out
+        .chunks(4)
+        .map(|w| u32::from_ne_bytes(w.try_into().unwrap()))
+        .collect();
+    assert_eq!(&words[..4], &[0xdead_beef, 7, 7, 0xdead_beef]);
+    free(d);
+
+    // Stream attributes.
+    let mut v: aclrtStreamAttrValue = unsafe { std::mem::zeroed() };
+    err(
+        unsafe { aclrtGetStreamAttribute(s, ACL_STREAM_ATTR_FAILURE_MODE, null_mut()) },
+        100000,
+    );
+    err(unsafe { aclrtGetStreamAttribute(s, 99, &mut v) }, 107000);
+    ok(unsafe { aclrtGetStreamAttribute(s, ACL_STREAM_ATTR_FAILURE_MODE, &mut v) });
+    assert_eq!(unsafe { v.failureMode }, 0);
+    v.userCustomTag = 42;
+    ok(unsafe { aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_USER_CUSTOM_TAG, &mut v) });
+    let mut got: aclrtStreamAttrValue = unsafe { std::mem::zeroed() };
+    ok(unsafe { aclrtGetStreamAttribute(s, ACL_STREAM_ATTR_USER_CUSTOM_TAG, &mut got) });
+    assert_eq!(unsafe { got.userCustomTag }, 42);
+    v.overflowSwitch = 2;
+    err(
+        unsafe { aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK, &mut v) },
+        107000,
+    );
+    v.overflowSwitch = 1;
+    ok(unsafe { aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK, &mut v) });
+    ok(unsafe { aclrtGetStreamAttribute(s, ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK, &mut got) });
+    assert_eq!(unsafe { got.overflowSwitch }, 1);
+    err(unsafe { aclrtSetStreamAttribute(s, 99, &mut v) }, 107000);
+    err(
+        unsafe { aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_FAILURE_MODE, null_mut()) },
+        100000,
+    );
+    ok(unsafe { aclrtDestroyStream(s) });
+    // The failure mode through the attribute, on a stream of a context of its own (STOP
+    // switches the whole context).
+    let mut cur = null_mut();
+    ok(unsafe { aclrtGetCurrentContext(&mut cur) });
+    let mut ctx = null_mut();
+    ok(unsafe { aclrtCreateContext(&mut ctx, 0) });
+    let t = stream();
+    v.failureMode = 1;
+    ok(unsafe { aclrtSetStreamAttribute(t, ACL_STREAM_ATTR_FAILURE_MODE, &mut v) });
+    ok(unsafe { aclrtGetStreamAttribute(t, ACL_STREAM_ATTR_FAILURE_MODE, &mut got) });
+    assert_eq!(unsafe { got.failureMode }, 1);
+    v.failureMode = 0;
+    err(
+        unsafe { aclrtSetStreamAttribute(t, ACL_STREAM_ATTR_FAILURE_MODE, &mut v) },
+        207000,
+    );
+    ok(unsafe { aclrtDestroyContext(ctx) });
+    ok(unsafe { aclrtSetCurrentContext(cur) });
+}

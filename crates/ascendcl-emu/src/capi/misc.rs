@@ -218,3 +218,96 @@ acl! {
         Ok(())
     }
 }
+
+acl! {
+    /// `aclrtGetEventId`: a small number identifying the event in the process.
+    fn aclrtGetEventId(event: aclrtEvent, eventId: *mut u32) {
+        if event.is_null() {
+            return fail(INVALID_PARAM, "event is NULL");
+        }
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(eventId, "eventId") }?;
+        out.set(state::event(handle(event))?.id);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtMemsetD32`: fills `N` 32-bit words with `value` (`4 * N` at most `memSize`, else
+    /// 107000); `N` 0 succeeds at once.
+    fn aclrtMemsetD32(ptr: *mut c_void, memSize: usize, value: u32, N: usize) {
+        // SAFETY: C contract: pageable memory is valid for the fill.
+        unsafe { copy::memset_d32(ptr as usize, memSize, value, N, None) }
+    }
+}
+
+acl! {
+    /// `aclrtMemsetD32Async`: as `aclrtMemsetD32`, queued on the stream (pageable memory is
+    /// filled before returning, after the stream is synchronised).
+    fn aclrtMemsetD32Async(ptr: *mut c_void, memSize: usize, value: u32, N: usize, stream: aclrtStream) {
+        // SAFETY: C contract: the memory stays valid until the task ran.
+        unsafe { copy::memset_d32(ptr as usize, memSize, value, N, Some(handle(stream))) }
+    }
+}
+
+acl! {
+    /// `aclrtGetStreamAttribute`: `ACL_STREAM_ATTR_FAILURE_MODE` (the stream's failure mode),
+    /// `FLOAT_OVERFLOW_CHECK`, `USER_CUSTOM_TAG`, `CACHE_OP_INFO` (as set, 0 by default); other
+    /// attributes 107000.
+    fn aclrtGetStreamAttribute(stream: aclrtStream, stmAttrType: aclrtStreamAttr, value: *mut aclrtStreamAttrValue) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(value, "value") }?;
+        let s = state::stream(handle(stream))?;
+        // SAFETY: all-zero bytes are a valid value of the union.
+        let mut v: aclrtStreamAttrValue = unsafe { std::mem::zeroed() };
+        match stmAttrType {
+            ACL_STREAM_ATTR_FAILURE_MODE => v.failureMode = s.failure_mode(),
+            ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK => v.overflowSwitch = s.attr(stmAttrType),
+            ACL_STREAM_ATTR_USER_CUSTOM_TAG => v.userCustomTag = s.attr(stmAttrType),
+            ACL_STREAM_ATTR_CACHE_OP_INFO => v.cacheOpInfoSwitch = s.attr(stmAttrType),
+            other => return fail(RT_PARAM_INVALID, format!("stmAttrType {other} is not a stream attribute")),
+        }
+        out.set(v);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtSetStreamAttribute`: the failure mode (the rules of `aclrtSetStreamFailureMode`),
+    /// the float-overflow check and cache switches (0 or 1, else 107000), the user tag.
+    fn aclrtSetStreamAttribute(stream: aclrtStream, stmAttrType: aclrtStreamAttr, value: *mut aclrtStreamAttrValue) {
+        if value.is_null() {
+            return fail(INVALID_PARAM, "value is NULL");
+        }
+        let s = state::stream(handle(stream))?;
+        // SAFETY: non-NULL and valid for reading the union (C contract); every member is plain
+        // integers, so any bytes are a valid value.
+        let v = unsafe { *value };
+        match stmAttrType {
+            ACL_STREAM_ATTR_FAILURE_MODE => {
+                // SAFETY: reading the member this attribute uses.
+                let mode = unsafe { v.failureMode };
+                if mode > 1 {
+                    return fail(INVALID_PARAM, format!("failure mode {mode} is not 0 or 1"));
+                }
+                state::current_ids()?;
+                s.set_failure_mode(mode, || state::check_stream_context(&s))
+            }
+            ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK | ACL_STREAM_ATTR_CACHE_OP_INFO => {
+                // SAFETY: reading a u32 member of the union.
+                let on = unsafe { v.overflowSwitch };
+                if on > 1 {
+                    return fail(RT_PARAM_INVALID, format!("switch {on} is not 0 or 1"));
+                }
+                s.set_attr(stmAttrType, on);
+                Ok(())
+            }
+            ACL_STREAM_ATTR_USER_CUSTOM_TAG => {
+                // SAFETY: reading a u32 member of the union.
+                s.set_attr(stmAttrType, unsafe { v.userCustomTag });
+                Ok(())
+            }
+            other => fail(RT_PARAM_INVALID, format!("stmAttrType {other} is not a stream attribute")),
+        }
+    }
+}
