@@ -79,8 +79,8 @@ fn npu_mode_builds_links_and_launches_through_the_launchers() {
     let root = tmp.path().join("cann");
 
     // 1. The emulator's C library, to stand in for the CANN runtime library.
-    check(cargo(&target, &cmake).args(["build", "--quiet", "-p", "ascendcl-emu", "--lib"]));
-    let emu = target.join("debug/libascendcl_emu.so");
+    check(cargo(&target, &cmake).args(["build", "--quiet", "-p", "ascendcl-emu-capi"]));
+    let emu = target.join("debug/libascendcl_emu_capi.so");
     assert!(emu.is_file(), "{} missing", emu.display());
 
     // 2. The fake install: runtime library and header, ascendc.cmake with stub launchers.

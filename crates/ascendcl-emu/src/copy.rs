@@ -250,6 +250,13 @@ pub(crate) unsafe fn memcpy_async(
         return Ok(());
     }
     let pageable = s.loc == Loc::Unreg || d.loc == Loc::Unreg;
+    if pageable && stream.capturing().is_some() {
+        return fail(
+            RT_PARAM_INVALID,
+            "a copy with pageable host memory cannot be captured (it would run synchronously); \
+             use pinned memory (aclrtMallocHost) in a captured stream",
+        );
+    }
     if pageable && eff != D2D {
         // Check 10: the runtime synchronises the stream and copies synchronously, and returns
         // before check 11 (the stream's context), as in the runtime's implementation. A pageable
@@ -340,6 +347,63 @@ pub(crate) unsafe fn memset_async(
         len: count,
         side,
     })
+}
+
+/// Fills `words` 32-bit words at `dst` with `value` (`dst` need not be aligned).
+///
+/// # Safety
+/// `[dst, dst + 4 * words)` must be valid for writes.
+pub(crate) unsafe fn fill32(dst: usize, value: u32, words: usize) {
+    let v = value.to_ne_bytes();
+    for i in 0..words {
+        // SAFETY: inside the range the caller vouches for.
+        unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), (dst + 4 * i) as *mut u8, 4) };
+    }
+}
+
+/// `aclrtMemsetD32` (`stream` None) or `aclrtMemsetD32Async`: `n` 32-bit words of `value`.
+///
+/// # Safety
+/// A pageable destination must be valid for the fill (and, queued, until it ran).
+pub(crate) unsafe fn memset_d32(
+    dst: usize,
+    max: usize,
+    value: u32,
+    n: usize,
+    stream: Option<usize>,
+) -> R {
+    if n == 0 {
+        return Ok(());
+    }
+    if dst == 0 {
+        return fail(INVALID_PARAM, "ptr is NULL");
+    }
+    let early = match stream {
+        Some(h) => early_stream(h)?,
+        None => None,
+    };
+    let len = n.checked_mul(4).filter(|l| *l <= max).ok_or_else(|| Fail {
+        code: RT_PARAM_INVALID,
+        msg: format!("{n} words (4 bytes each) exceed memSize {max}"),
+    })?;
+    state::current_ids()?;
+    let side = memory::read().check("ptr", dst, len)?;
+    if stream.is_some() {
+        let s = late_stream(early)?;
+        state::check_stream_context(&s)?;
+        if side.loc != Loc::Unreg {
+            return s.enqueue(Task::Fill32 {
+                dst,
+                value,
+                words: n,
+                side,
+            });
+        }
+        s.synchronize(None, RT_STREAM_SYNC_TIMEOUT)?;
+    }
+    // SAFETY: validated above (or pageable memory vouched for by the caller).
+    unsafe { fill32(dst, value, n) };
+    Ok(())
 }
 
 /// Arguments of a 2D copy.
@@ -630,6 +694,139 @@ pub(crate) unsafe fn memcpy_batch(
         if sizes[i] > 0 {
             // SAFETY: every range was validated above (pageable ones vouched for by the caller).
             unsafe { raw_copy(dsts[i], srcs[i], sizes[i]) };
+        }
+    }
+    Ok(())
+}
+
+/// `aclrtMemcpyBatchAsync`, after the caller's NULL checks and with the arrays as slices;
+/// returns the failing index with the error. Entries with a pageable side are copied
+/// synchronously (the stream is synchronised first), the others are queued.
+///
+/// # Safety
+/// Pageable ranges must be valid for the accesses; pinned ranges until the copies ran.
+pub(crate) unsafe fn memcpy_batch_async(
+    dsts: &[usize],
+    dest_maxs: &[usize],
+    srcs: &[usize],
+    sizes: &[usize],
+    attrs: &[BatchAttr],
+    attr_idx: &[usize],
+    stream: &Arc<Stream>,
+) -> Result<(), (Option<usize>, Fail)> {
+    let n = sizes.len();
+    let bad = |i: Option<usize>, code, msg: String| Err((i, Fail { code, msg }));
+    if attrs.is_empty() || attrs.len() > n {
+        return bad(
+            None,
+            RT_PARAM_INVALID,
+            format!("numAttrs {} is not in 1..={n}", attrs.len()),
+        );
+    }
+    if attr_idx.first() != Some(&0) {
+        return bad(
+            None,
+            RT_PARAM_INVALID,
+            "attrsIndexes[0] must be 0".to_string(),
+        );
+    }
+    if let Some(j) = attr_idx.windows(2).position(|w| w[1] <= w[0]) {
+        return bad(
+            None,
+            RT_PARAM_INVALID,
+            format!("attrsIndexes must increase strictly (index {})", j + 1),
+        );
+    }
+    if let Some(&last) = attr_idx.last()
+        && last >= n
+    {
+        return bad(
+            None,
+            RT_PARAM_INVALID,
+            format!("attrsIndexes holds {last}, beyond numBatches {n}"),
+        );
+    }
+    const HOST: u32 = 0;
+    const DEVICE: u32 = 1;
+    let mut plan = Vec::with_capacity(n);
+    {
+        let t = memory::read();
+        for i in 0..n {
+            let at = |mut f: Fail| {
+                f.msg = format!("copy {i}: {}", f.msg);
+                (Some(i), f)
+            };
+            if sizes[i] == 0 || sizes[i] > dest_maxs[i] {
+                return bad(
+                    Some(i),
+                    RT_PARAM_INVALID,
+                    format!(
+                        "copy {i}: size {} is 0 or above destMax {}",
+                        sizes[i], dest_maxs[i]
+                    ),
+                );
+            }
+            if dsts[i] == 0 || srcs[i] == 0 {
+                return bad(
+                    Some(i),
+                    RT_PARAM_INVALID,
+                    format!("copy {i}: a pointer is NULL"),
+                );
+            }
+            let a = &attrs[attr_idx.partition_point(|&k| k <= i) - 1];
+            let d = t.check("dsts[i]", dsts[i], sizes[i]).map_err(at)?;
+            let s = t.check("srcs[i]", srcs[i], sizes[i]).map_err(at)?;
+            let is_dev = |l: Loc| matches!(l, Loc::Device(_));
+            let matches = |l: Loc, ty: u32| match ty {
+                DEVICE => is_dev(l),
+                HOST => !is_dev(l),
+                _ => false,
+            };
+            if !matches(d.loc, a.dst_type) || !matches(s.loc, a.src_type) {
+                return bad(
+                    Some(i),
+                    RT_PARAM_INVALID,
+                    format!(
+                        "copy {i} goes from {} to {}, which its attribute (location types {} to \
+                         {}) does not describe",
+                        loc_name(s.loc),
+                        loc_name(d.loc),
+                        a.src_type,
+                        a.dst_type
+                    ),
+                );
+            }
+            if is_dev(d.loc) == is_dev(s.loc) {
+                return bad(
+                    Some(i),
+                    RT_PARAM_INVALID,
+                    format!("copy {i} is not host to device or device to host"),
+                );
+            }
+            plan.push((d, s));
+        }
+    }
+    if plan
+        .iter()
+        .any(|(d, s)| d.loc == Loc::Unreg || s.loc == Loc::Unreg)
+    {
+        stream
+            .synchronize(None, RT_STREAM_SYNC_TIMEOUT)
+            .map_err(|f| (None, f))?;
+    }
+    for (i, (d, s)) in plan.into_iter().enumerate() {
+        if d.loc == Loc::Unreg || s.loc == Loc::Unreg {
+            // SAFETY: validated above; pageable ranges are the caller's (see # Safety).
+            unsafe { raw_copy(dsts[i], srcs[i], sizes[i]) };
+        } else {
+            stream
+                .enqueue(Task::Copy {
+                    dst: dsts[i],
+                    src: srcs[i],
+                    len: sizes[i],
+                    sides: [d, s],
+                })
+                .map_err(|f| (Some(i), f))?;
         }
     }
     Ok(())

@@ -32,6 +32,8 @@ struct State {
 #[derive(Debug)]
 pub(crate) struct Event {
     pub handle: usize,
+    /// `aclrtGetEventId`: a small number, unique in the process.
+    pub id: u32,
     pub device: i32,
     pub flags: u32,
     /// Whether elapsed time may be measured (plain events, or `ACL_EVENT_TIME_LINE`).
@@ -42,8 +44,10 @@ pub(crate) struct Event {
 
 impl Event {
     pub(crate) fn new(handle: usize, device: i32, flags: u32, timing: bool) -> Event {
+        static NEXT_ID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
         Event {
             handle,
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             device,
             flags,
             timing,

@@ -107,7 +107,10 @@ impl StreamRef {
     where
         F: FnOnce() -> Result<(), AclFailure> + Send + 'static,
     {
-        let task: crate::stream::ExtTask = Box::new(move || task().map_err(Fail::from));
+        let task: crate::stream::ExtTask =
+            std::sync::Arc::new(std::sync::Mutex::new(Some(Box::new(move || {
+                task().map_err(Fail::from)
+            }))));
         Ok(self.0.enqueue(Task::External(task))?)
     }
 

@@ -30,21 +30,32 @@
 //! (without clearing them). The C functions themselves are in [`capi`].
 #![warn(missing_docs)]
 
+mod allocator;
+mod builtin;
 mod callback;
 pub mod capi;
 pub mod config;
 mod copy;
 mod error;
 mod event;
+mod exception;
 pub mod extension;
 pub mod faults;
+mod ipc;
 mod json;
 pub mod leak;
+mod limits;
 mod memory;
+mod model;
+mod notify;
+mod soc;
 mod state;
 mod stream;
+mod stream_state;
 mod sync;
 mod unsupported;
+mod vmm;
+mod wait;
 
 pub use config::{Config, HugePages, config, set_config};
 pub use error::recent_messages;
@@ -148,6 +159,109 @@ implemented! {
     aclrtLaunchCallback,
     aclrtProcessReport,
     aclrtUnSubscribeReport,
+    aclGetDeviceCapability,
+    aclrtGetDeviceCapability,
+    aclrtGetDeviceInfo,
+    aclrtGetDeviceUtilizationRate,
+    aclrtQueryDeviceStatus,
+    aclrtSetDeviceResLimit,
+    aclrtGetDeviceResLimit,
+    aclrtResetDeviceResLimit,
+    aclrtSetStreamResLimit,
+    aclrtGetStreamResLimit,
+    aclrtResetStreamResLimit,
+    aclrtUseStreamResInCurrentThread,
+    aclrtUnuseStreamResInCurrentThread,
+    aclrtGetResInCurrentThread,
+    aclrtGetErrorVerbose,
+    aclrtGetThreadLastTaskId,
+    aclrtSetExceptionInfoCallback,
+    aclrtGetTaskIdFromExceptionInfo,
+    aclrtGetStreamIdFromExceptionInfo,
+    aclrtGetThreadIdFromExceptionInfo,
+    aclrtGetDeviceIdFromExceptionInfo,
+    aclrtGetErrorCodeFromExceptionInfo,
+    aclrtStreamGetId,
+    aclrtDeviceGetStreamPriorityRange,
+    aclrtGetStreamAvailableNum,
+    aclrtGetEventAvailNum,
+    aclrtRegStreamStateCallback,
+    aclrtStreamStop,
+    aclrtStreamAbort,
+    aclrtValueWrite,
+    aclrtValueWait,
+    aclrtCreateNotify,
+    aclrtDestroyNotify,
+    aclrtRecordNotify,
+    aclrtWaitAndResetNotify,
+    aclrtGetNotifyId,
+    aclrtNotifyBatchReset,
+    aclrtDeviceGetBareTgid,
+    aclrtIpcMemGetExportKey,
+    aclrtIpcMemSetImportPid,
+    aclrtIpcMemImportByKey,
+    aclrtIpcMemClose,
+    aclrtReserveMemAddress,
+    aclrtReleaseMemAddress,
+    aclrtMallocPhysical,
+    aclrtFreePhysical,
+    aclrtMapMem,
+    aclrtUnmapMem,
+    aclrtMemSetAccess,
+    aclrtMemGetAccess,
+    aclrtMemGetAllocationGranularity,
+    aclrtMemExportToShareableHandle,
+    aclrtMemExportToShareableHandleV2,
+    aclrtMemSetPidToShareableHandle,
+    aclrtMemSetPidToShareableHandleV2,
+    aclrtMemImportFromShareableHandle,
+    aclrtMemImportFromShareableHandleV2,
+    aclrtNotifyGetExportKey,
+    aclrtNotifySetImportPid,
+    aclrtNotifyImportByKey,
+    aclrtReduceAsync,
+    aclrtRandomNumAsync,
+    aclrtMemcpyBatchAsync,
+    aclrtGetMemcpyDescSize,
+    aclrtSetMemcpyDesc,
+    aclrtMemcpyAsyncWithDesc,
+    aclmdlRICaptureBegin,
+    aclmdlRICaptureEnd,
+    aclmdlRICaptureGetInfo,
+    aclmdlRICaptureThreadExchangeMode,
+    aclmdlRIExecuteAsync,
+    aclmdlRIDestroy,
+    aclrtMemAllocManaged,
+    aclrtAllocatorCreateDesc,
+    aclrtAllocatorDestroyDesc,
+    aclrtAllocatorSetObjToDesc,
+    aclrtAllocatorSetAllocFuncToDesc,
+    aclrtAllocatorSetFreeFuncToDesc,
+    aclrtAllocatorSetAllocAdviseFuncToDesc,
+    aclrtAllocatorSetGetAddrFromBlockFuncToDesc,
+    aclrtAllocatorRegister,
+    aclrtAllocatorGetByStream,
+    aclrtAllocatorUnregister,
+    aclFloat16ToFloat,
+    aclFloatToFloat16,
+    aclDataTypeSize,
+    aclCreateDataBuffer,
+    aclDestroyDataBuffer,
+    aclUpdateDataBuffer,
+    aclGetDataBufferAddr,
+    aclGetDataBufferSizeV2,
+    aclGetDataBufferSize,
+    aclsysGetCANNVersion,
+    aclrtFreeWithDevSync,
+    aclrtFreeHostWithDevSync,
+    aclrtQueryEvent,
+    aclrtDevicePeerAccessStatus,
+    aclrtDeviceGetUuid,
+    aclrtGetEventId,
+    aclrtMemsetD32,
+    aclrtMemsetD32Async,
+    aclrtGetStreamAttribute,
+    aclrtSetStreamAttribute,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

@@ -55,6 +55,12 @@ pub(crate) struct Alloc {
     charge: u64,
     /// Size the hardware would make accessible (A2/A3 padding), for messages.
     hw_size: usize,
+    /// Mapped by `aclrtMapMem` or imported from another process: not freed by `aclrtFree`.
+    external: bool,
+    /// The shared memory file backing the allocation once it was exported (`aclrtIpcMem*`).
+    shared_fd: Option<i32>,
+    /// Managed (unified) memory (`aclrtMemAllocManaged`).
+    managed: bool,
 }
 
 #[derive(Debug)]
@@ -287,6 +293,11 @@ impl Table {
         Ok((Loc::Unreg, page_size()))
     }
 
+    /// Whether `addr` lies in managed memory.
+    pub(crate) fn is_managed(&self, addr: usize) -> bool {
+        self.find(addr).is_some_and(|a| a.managed)
+    }
+
     /// Whether `addr` lies in a range registered with `aclrtHostRegister[V2]`.
     pub(crate) fn is_registered(&self, addr: usize) -> bool {
         self.find(addr).is_some_and(|a| a.kind == Kind::Registered)
@@ -324,6 +335,12 @@ impl Table {
     }
 
     fn retire(&mut self, a: Alloc) {
+        if let Some(fd) = a.shared_fd {
+            // Exported: later imports fail; mappings importers made stay valid.
+            crate::ipc::close_owner(crate::ipc::What::IpcMemory, a.start as u64);
+            // SAFETY: the descriptor belongs to this allocation and is closed once, here.
+            unsafe { libc::close(fd) };
+        }
         match a.kind {
             Kind::Device(d) => {
                 let u = self.used.entry(d).or_default();
@@ -391,6 +408,15 @@ impl Table {
                 format!("{ptr:#x} was not allocated by the runtime"),
             );
         };
+        if a.external {
+            return fail(
+                RT_PARAM_INVALID,
+                format!(
+                    "{ptr:#x} was mapped with aclrtMapMem or imported from another process; \
+                     release it with aclrtUnmapMem or aclrtIpcMemClose"
+                ),
+            );
+        }
         let same = matches!(
             (a.kind, want),
             (Kind::Device(_), Kind::Device(_)) | (Kind::Pinned, Kind::Pinned)
@@ -452,6 +478,154 @@ impl Table {
         n
     }
 
+    /// Registers memory mapped by the caller (`aclrtMapMem`, an import) as device memory of
+    /// `dev` (or host memory, `dev` None): copies treat it as such; nothing is charged, and
+    /// `aclrtFree` refuses it.
+    pub(crate) fn insert_external(
+        &mut self,
+        start: usize,
+        len: usize,
+        dev: Option<i32>,
+        page: u32,
+    ) -> R {
+        if let Some((_, a)) = self
+            .live
+            .range(..start + len)
+            .next_back()
+            .filter(|(_, a)| a.start + a.span > start)
+        {
+            return fail(
+                RT_PARAM_INVALID,
+                format!(
+                    "range {start:#x}+{len} overlaps the {} allocation at {:#x}",
+                    kind_name(a.kind),
+                    a.start
+                ),
+            );
+        }
+        self.insert(Alloc {
+            start,
+            size: len,
+            span: len,
+            kind: dev.map_or(Kind::Pinned, Kind::Device),
+            page_size: page,
+            epoch: 0,
+            map_base: 0,
+            map_len: 0,
+            charge: 0,
+            hw_size: len,
+            external: true,
+            shared_fd: None,
+            managed: false,
+        });
+        Ok(())
+    }
+
+    /// Forgets memory registered with [`Table::insert_external`] that starts at `start`.
+    pub(crate) fn remove_external(&mut self, start: usize) -> bool {
+        match self.live.get(&start) {
+            Some(a) if a.external => {
+                self.remove_live(start);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Makes the device allocation that starts at `start` shareable with other processes: its
+    /// pages move into a shared memory file mapped at the same address (contents kept). Returns
+    /// the file, the allocation's size and device. Work in flight on the allocation must be
+    /// finished (the emulator does not stop it while the pages move).
+    pub(crate) fn share(&mut self, start: usize) -> R<(i32, usize, i32)> {
+        let a = match self.live.get_mut(&start) {
+            Some(a) if !a.external => a,
+            _ => {
+                return fail(
+                    RT_PARAM_INVALID,
+                    format!(
+                        "{start:#x} is not the start of a device allocation made by aclrtMalloc"
+                    ),
+                );
+            }
+        };
+        let Kind::Device(dev) = a.kind else {
+            return fail(RT_PARAM_INVALID, format!("{start:#x} is not device memory"));
+        };
+        if let Some(fd) = a.shared_fd {
+            return Ok((fd, a.size, dev));
+        }
+        let fd = crate::notify::memfd(c"ascendcl-emu-ipc-memory", a.map_len).map_err(|e| Fail {
+            code: RT_MEMORY_ALLOCATION,
+            msg: format!("cannot create shared memory for the export: {e}"),
+        })?;
+        // SAFETY: the file was just sized to map_len; the mapping is private to this call.
+        let tmp = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                a.map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd,
+                0,
+            )
+        };
+        if tmp == libc::MAP_FAILED {
+            // SAFETY: closing the descriptor we own.
+            unsafe { libc::close(fd) };
+            return fail(
+                RT_MEMORY_ALLOCATION,
+                "cannot map shared memory for the export",
+            );
+        }
+        // SAFETY: both ranges are map_len bytes: the allocation's mapping and the new file.
+        unsafe {
+            std::ptr::copy_nonoverlapping(a.map_base as *const u8, tmp.cast::<u8>(), a.map_len);
+            libc::munmap(tmp, a.map_len);
+        }
+        // SAFETY: replaces the allocation's own mapping, at the same address and length, with
+        // the shared file now holding the same bytes.
+        let p = unsafe {
+            libc::mmap(
+                a.map_base as *mut libc::c_void,
+                a.map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_FIXED,
+                fd,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            // SAFETY: closing the descriptor we own; the old mapping is untouched on failure.
+            unsafe { libc::close(fd) };
+            return fail(RT_MEMORY_ALLOCATION, "cannot map the export into place");
+        }
+        a.shared_fd = Some(fd);
+        Ok((fd, a.size, dev))
+    }
+
+    /// Charges `bytes` against device `dev`'s `capacity` (physical allocations); 207001 beyond.
+    pub(crate) fn charge(&mut self, dev: i32, bytes: u64, capacity: u64) -> R {
+        let used = self.used(dev);
+        if used.saturating_add(bytes) > capacity {
+            return fail(
+                RT_MEMORY_ALLOCATION,
+                format!(
+                    "device {dev} is out of memory: {bytes} bytes requested, {} of {capacity} \
+                     bytes free (ASCENDCL_EMU_MEMORY sets the capacity)",
+                    capacity.saturating_sub(used)
+                ),
+            );
+        }
+        *self.used.entry(dev).or_default() += bytes;
+        Ok(())
+    }
+
+    /// Returns bytes charged with [`Table::charge`].
+    pub(crate) fn uncharge(&mut self, dev: i32, bytes: u64) {
+        let u = self.used.entry(dev).or_default();
+        *u = u.saturating_sub(bytes);
+    }
+
     /// Registers `[ptr, ptr+size)` as pinned host memory.
     pub(crate) fn register(&mut self, ptr: usize, size: usize) -> R {
         let end = ptr.checked_add(size).ok_or_else(|| Fail {
@@ -490,6 +664,9 @@ impl Table {
             map_len: 0,
             charge: 0,
             hw_size: size,
+            external: false,
+            shared_fd: None,
+            managed: false,
         });
         Ok(())
     }
@@ -828,6 +1005,9 @@ pub(crate) fn malloc_device(
         map_len: m.len,
         charge: hw_size as u64,
         hw_size,
+        external: false,
+        shared_fd: None,
+        managed: false,
     });
     Ok(m.start)
 }
@@ -910,6 +1090,56 @@ pub(crate) fn malloc_host(size: usize) -> R<usize> {
         map_len: len,
         charge: len as u64,
         hw_size: size,
+        external: false,
+        shared_fd: None,
+        managed: false,
+    });
+    Ok(base)
+}
+
+/// Where managed memory is placed when the address space allows it (as on hardware).
+const MANAGED_BASE: usize = 0x900_0000_0000;
+
+/// Allocates `size` bytes (rounded up to 2 MiB) of managed memory for device `dev`: host and
+/// device share it (one address space in the emulator). Not charged against the device's
+/// capacity: managed pages live wherever they were last touched.
+pub(crate) fn malloc_managed((dev, epoch): (i32, u64), size: usize) -> R<usize> {
+    let len = align_up(size, MIB2).ok_or_else(|| Fail {
+        code: RT_MEMORY_ALLOCATION,
+        msg: format!("size {size} overflows"),
+    })?;
+    // SAFETY: an anonymous private mapping; the address is a hint only.
+    let p = unsafe {
+        libc::mmap(
+            MANAGED_BASE as *mut libc::c_void,
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return fail(
+            RT_MEMORY_ALLOCATION,
+            format!("cannot allocate {size} bytes of managed memory"),
+        );
+    }
+    let base = p as usize;
+    write().insert(Alloc {
+        start: base,
+        size,
+        span: len,
+        kind: Kind::Device(dev),
+        page_size: MIB2 as u32,
+        epoch,
+        map_base: base,
+        map_len: len,
+        charge: 0,
+        hw_size: size,
+        external: false,
+        shared_fd: None,
+        managed: true,
     });
     Ok(base)
 }

@@ -8,6 +8,7 @@ use crate::event::Event;
 use crate::leak::{self, LeakReport};
 use crate::memory;
 use crate::stream::{CtxFailure, Stream};
+use crate::stream_state;
 use crate::sync::lock;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -79,7 +80,7 @@ fn rt() -> MutexGuard<'static, Runtime> {
 }
 
 /// A fresh handle value, never reused (so a destroyed handle is always recognised).
-fn new_handle() -> usize {
+pub(crate) fn new_handle() -> usize {
     0x0ac1_0000_0000 + NEXT.fetch_add(1, Ordering::Relaxed) * 0x40
 }
 
@@ -127,6 +128,13 @@ pub(crate) fn current_device_epoch() -> R<(i32, u64)> {
 /// Number of emulated devices.
 pub(crate) fn device_count() -> u32 {
     config::with(|c| c.devices)
+}
+
+/// Whether the device is open in this process (set by `aclrtSetDevice` or holding a context).
+pub(crate) fn device_is_open(id: i32) -> bool {
+    rt().devices
+        .get(&id)
+        .is_some_and(|s| s.refs > 0 || s.default_ctx.is_some() || !s.user_ctxs.is_empty())
 }
 
 /// Checks a device id.
@@ -231,6 +239,7 @@ pub(crate) fn finalize(reference: bool) -> R<u64> {
     rt.peers.clear();
     drop(rt);
     callback::clear();
+    crate::limits::clear();
     leak::keep(total, "aclFinalize");
     Ok(0)
 }
@@ -238,19 +247,24 @@ pub(crate) fn finalize(reference: bool) -> R<u64> {
 /// `aclrtSetDevice`.
 pub(crate) fn set_device(id: i32) -> R {
     check_device(id)?;
-    let mut rt = rt();
-    let rt = &mut *rt;
+    let mut guard = rt();
+    let rt = &mut *guard;
     let slot = rt.devices.entry(id).or_insert_with(DeviceSlot::new);
     slot.refs += 1;
-    let ctx = match &slot.default_ctx {
-        Some(c) => Arc::clone(c),
+    let (ctx, created) = match &slot.default_ctx {
+        Some(c) => (Arc::clone(c), false),
         None => {
             let c = make_context(rt, id, true);
             rt.devices.get_mut(&id).expect("slot").default_ctx = Some(Arc::clone(&c));
-            c
+            (c, true)
         }
     };
+    let default_stream = ctx.default_stream.handle;
     set_current(Some(ctx));
+    drop(guard);
+    if created {
+        stream_state::created(default_stream);
+    }
     Ok(())
 }
 
@@ -337,8 +351,12 @@ fn release_device(
     // it belongs to the device that enabled it.
     rt.peers.retain(|(from, _)| *from != id);
     drop(rt);
+    crate::notify::release_device(id);
     for s in &streams {
+        stream_state::destroying(s.handle);
         callback::stream_gone(s.handle);
+        crate::limits::reset_stream(s.handle);
+        crate::allocator::forget(s.handle);
         s.close(force);
     }
     // Only this incarnation's memory: the device may already have been set again.
@@ -381,7 +399,10 @@ fn destroy_context_now(ctx: &Arc<Context>, force: bool) {
     }
     drop(rt);
     for s in &streams {
+        stream_state::destroying(s.handle);
         callback::stream_gone(s.handle);
+        crate::limits::reset_stream(s.handle);
+        crate::allocator::forget(s.handle);
         s.close(force);
     }
 }
@@ -403,7 +424,10 @@ pub(crate) fn create_context(device: i32) -> R<usize> {
         .user_ctxs
         .insert(ctx.handle);
     let h = ctx.handle;
+    let default_stream = ctx.default_stream.handle;
     set_current(Some(ctx));
+    drop(rt);
+    stream_state::created(default_stream);
     Ok(h)
 }
 
@@ -521,12 +545,14 @@ pub(crate) fn create_stream(priority: u32, flags: u32) -> R<usize> {
     );
     let h = s.handle;
     rt.streams.insert(h, s);
+    drop(rt);
+    stream_state::created(h);
     Ok(h)
 }
 
 /// `aclrtDestroyStream*`.
 pub(crate) fn destroy_stream(h: usize, force: bool) -> R {
-    let mut rt = rt();
+    let rt = rt();
     let Some(s) = rt.streams.get(&h).cloned() else {
         return fail(
             RT_INVALID_HANDLE,
@@ -539,11 +565,31 @@ pub(crate) fn destroy_stream(h: usize, force: bool) -> R {
             format!("stream {h:#x} is a default stream; it lives as long as its context"),
         );
     }
-    rt.streams.remove(&h);
+    s.not_capturing()?;
     drop(rt);
+    stream_state::destroying(h);
+    if self::rt().streams.remove(&h).is_none() {
+        return fail(
+            RT_INVALID_HANDLE,
+            format!("stream {h:#x} was destroyed by another call meanwhile"),
+        );
+    }
     callback::stream_gone(h);
+    crate::limits::reset_stream(h);
+    crate::allocator::forget(h);
     s.close(force);
     Ok(())
+}
+
+/// The number of streams the device can still create, and of events.
+pub(crate) fn available(dev: i32) -> (u32, u32) {
+    let rt = rt();
+    let streams = rt.streams.values().filter(|s| s.device == dev).count();
+    let events = rt.events.values().filter(|e| e.device == dev).count();
+    (
+        MAX_STREAMS_PER_DEVICE.saturating_sub(streams) as u32,
+        MAX_EVENTS_PER_DEVICE.saturating_sub(events) as u32,
+    )
 }
 
 /// Every stream of a device.
@@ -615,6 +661,12 @@ pub(crate) fn destroy_event(h: usize) -> R {
 /// Whether device `from` enabled peer access to device `to` (one-way).
 pub(crate) fn peer_enabled(from: i32, to: i32) -> bool {
     rt().peers.contains(&(from, to))
+}
+
+/// Enables peer access from `from` to `to` (an import that asks for it).
+pub(crate) fn enable_peer_from(from: i32, to: i32) -> R {
+    rt().peers.insert((from, to));
+    Ok(())
 }
 
 /// `aclrtDeviceEnablePeerAccess` / `aclrtDeviceDisablePeerAccess` from the current device.

@@ -3,8 +3,12 @@
 use crate::callback::{Done, ReportQueue};
 use crate::error::*;
 use crate::event::Event;
+use crate::exception;
 use crate::memory::{self, Side};
+use crate::model::{Model, Step};
+use crate::notify::Notify;
 use crate::sync::lock;
+use crate::wait;
 use std::collections::VecDeque;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -118,11 +122,13 @@ impl CtxFailure {
 /// A C host function (`aclrtHostFunc`, `aclrtCallback`).
 pub(crate) type HostFn = unsafe extern "C" fn(*mut c_void);
 
-/// Work queued by a library layered on the runtime (`crate::extension`).
-pub(crate) type ExtTask = Box<dyn FnOnce() -> R + Send>;
+/// Work queued by a library layered on the runtime (`crate::extension`). It runs once: a copy of
+/// the task (a stream capture replayed by a model) finds it taken and fails.
+pub(crate) type ExtTask = Arc<std::sync::Mutex<Option<Box<dyn FnOnce() -> R + Send>>>>;
 
 /// One unit of stream work. Addresses are validated when the task is queued and checked again
 /// (still live) when it runs.
+#[derive(Clone)]
 pub(crate) enum Task {
     /// Copy `len` bytes.
     Copy {
@@ -162,6 +168,40 @@ pub(crate) enum Task {
     Reset(Arc<Event>),
     /// `aclrtLaunchHostFunc`.
     HostFunc(HostFn, usize),
+    /// `aclrtMemsetD32Async`: fills 32-bit words.
+    Fill32 {
+        dst: usize,
+        value: u32,
+        words: usize,
+        side: Side,
+    },
+    /// `aclrtValueWrite`: stores a 64-bit word.
+    ValueWrite { addr: usize, value: u64, side: Side },
+    /// `aclrtValueWait`: waits until a 64-bit word meets a condition.
+    ValueWait {
+        addr: usize,
+        value: u64,
+        flag: u32,
+        side: Side,
+    },
+    /// `aclrtRecordNotify`.
+    NotifyRecord(Arc<Notify>),
+    /// `aclrtWaitAndResetNotify`, with its timeout (None: forever).
+    NotifyWait(Arc<Notify>, Option<Duration>),
+    /// `aclrtReduceAsync`: `dst[i] = dst[i] OP src[i]`.
+    Reduce {
+        dst: usize,
+        src: usize,
+        len: usize,
+        kind: u32,
+        dtype: i32,
+        sides: [Side; 2],
+    },
+    /// `aclrtRandomNumAsync`.
+    Random(Box<RandomJob>),
+    /// `aclrtMemcpyAsyncWithDesc`: a copy described by a descriptor in device memory, read
+    /// when the task runs.
+    DescCopy { desc: usize, side: Side },
     /// `aclrtLaunchCallback`: handed to the subscribed thread.
     Callback {
         f: HostFn,
@@ -177,14 +217,23 @@ pub(crate) enum Task {
 impl Task {
     fn sides(&self) -> &[Side] {
         match self {
-            Task::Copy { sides, .. } | Task::Copy2d { sides, .. } => sides,
-            Task::Staged { side, .. } | Task::Memset { side, .. } => std::slice::from_ref(side),
+            Task::Copy { sides, .. } | Task::Copy2d { sides, .. } | Task::Reduce { sides, .. } => {
+                sides
+            }
+            Task::Random(job) => &job.sides,
+            Task::Staged { side, .. }
+            | Task::Memset { side, .. }
+            | Task::ValueWrite { side, .. }
+            | Task::ValueWait { side, .. }
+            | Task::DescCopy { side, .. }
+            | Task::Fill32 { side, .. } => std::slice::from_ref(side),
             _ => &[],
         }
     }
 
-    /// Runs the task on the worker thread.
-    fn run(self) -> R {
+    /// Runs the task on the worker thread; waits give up when `cancel` is set (the stream was
+    /// aborted, stopped or destroyed by force).
+    fn run(self, cancel: &AtomicBool) -> R {
         if !self.sides().is_empty() {
             let t = memory::read();
             if let Some(bad) = self.sides().iter().find(|s| !t.still_live(**s)) {
@@ -225,6 +274,87 @@ impl Task {
                 // SAFETY: the whole pitched ranges were validated when queued.
                 unsafe { crate::copy::copy_2d(dst, dpitch, src, spitch, width, height) };
             }
+            Task::Fill32 {
+                dst, value, words, ..
+            } => {
+                // SAFETY: validated as words * 4 bytes of a live allocation when queued.
+                unsafe { crate::copy::fill32(dst, value, words) };
+            }
+            Task::ValueWrite { addr, value, .. } => {
+                // SAFETY: validated as 8 bytes of a live device allocation when queued.
+                unsafe { wait::write_u64(addr, value) };
+            }
+            Task::ValueWait {
+                addr, value, flag, ..
+            } => {
+                wait::poll_until(cancel, || {
+                    // SAFETY: as for ValueWrite. The allocation stays mapped (freed ranges are
+                    // kept reserved), so polling after a concurrent free reads harmless memory.
+                    let x = unsafe { wait::read_u64(addr) };
+                    wait::value_condition(x, value, flag)
+                });
+            }
+            Task::Reduce {
+                dst,
+                src,
+                len,
+                kind,
+                dtype,
+                ..
+            } => {
+                // SAFETY: both ranges were validated as live device memory when queued; the
+                // source is read before the destination is written, so they may overlap.
+                let s = unsafe { std::slice::from_raw_parts(src as *const u8, len) }.to_vec();
+                // SAFETY: as above; no other reference to the destination exists here.
+                let d = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, len) };
+                crate::builtin::reduce(d, &s, kind, dtype);
+            }
+            Task::Random(job) => job.run(),
+            Task::DescCopy { desc, .. } => {
+                // SAFETY: the descriptor was validated as 32 bytes of live device memory.
+                let (len, src, dst) = unsafe {
+                    (
+                        std::ptr::read_unaligned(desc as *const u32) as usize,
+                        std::ptr::read_unaligned((desc + 8) as *const u64) as usize,
+                        std::ptr::read_unaligned((desc + 16) as *const u64) as usize,
+                    )
+                };
+                let t = memory::read();
+                let d = t.check("dst", dst, len);
+                let s = t.check("src", src, len);
+                match (d, s) {
+                    (Ok(d), Ok(s))
+                        if matches!(d.loc, memory::Loc::Device(_))
+                            && matches!(s.loc, memory::Loc::Device(_)) =>
+                    {
+                        // SAFETY: both ranges are live device memory, just validated under the
+                        // table lock (still held).
+                        unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
+                    }
+                    _ => {
+                        return fail(
+                            RT_INTERNAL_ERROR,
+                            format!(
+                                "the memcpy descriptor at {desc:#x} names {len} bytes from {src:#x} \
+                                 to {dst:#x}, which are not live device memory"
+                            ),
+                        );
+                    }
+                }
+            }
+            Task::NotifyRecord(n) => n.record(),
+            Task::NotifyWait(n, timeout) => {
+                if n.wait(timeout, cancel) == wait::Outcome::TimedOut {
+                    return fail(
+                        RT_TASK_TIMEOUT,
+                        format!(
+                            "the wait for notify {:#x} timed out after {} s without a record",
+                            n.handle,
+                            timeout.map_or(0, |t| t.as_secs())
+                        ),
+                    );
+                }
+            }
             Task::Record(ev, seq) => ev.complete(seq),
             Task::Wait(ev, seq) => ev.wait_for(seq),
             Task::Reset(ev) => ev.reset(),
@@ -246,15 +376,132 @@ impl Task {
                     d.wait();
                 }
             }
-            Task::External(f) => return f(),
+            Task::External(f) => {
+                let task = f.lock().unwrap_or_else(|p| p.into_inner()).take();
+                return match task {
+                    Some(run) => run(),
+                    None => Err(Fail {
+                        code: crate::error::RT_FEATURE_NOT_SUPPORT,
+                        msg: "a task queued by a library on the runtime (an HCCL collective) \
+                              runs once; it cannot be replayed from a captured model"
+                            .to_string(),
+                    }),
+                };
+            }
         }
         Ok(())
     }
 }
 
+/// A scalar of a random task: inline bytes, or the device address that holds them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scalar {
+    pub addr: Option<usize>,
+    pub bytes: [u8; 8],
+    pub size: usize,
+}
+
+impl Scalar {
+    /// The scalar's bytes when the task runs (read from device memory for an address).
+    fn read(&self) -> [u8; 8] {
+        match self.addr {
+            None => self.bytes,
+            Some(a) => {
+                let mut b = [0u8; 8];
+                // SAFETY: the address was validated as `size` bytes of live device memory
+                // (size ≤ 8) when the task was queued.
+                unsafe { std::ptr::copy_nonoverlapping(a as *const u8, b.as_mut_ptr(), self.size) };
+                b
+            }
+        }
+    }
+}
+
+/// An `aclrtRandomNumAsync` task.
+#[derive(Debug, Clone)]
+pub(crate) struct RandomJob {
+    pub dtype: i32,
+    pub func: u32,
+    pub params: [Scalar; 2],
+    pub seed: Scalar,
+    pub num: Scalar,
+    pub result: usize,
+    pub result_len: usize,
+    pub counter: usize,
+    pub sides: [Side; 2],
+}
+
+impl RandomJob {
+    fn run(&self) {
+        use crate::builtin::{self, Distribution};
+        let size = |s: &Scalar| s.size.min(8);
+        let uint = |s: &Scalar| {
+            let b = s.read();
+            let mut w = [0u8; 8];
+            w[..size(s)].copy_from_slice(&b[..size(s)]);
+            u64::from_le_bytes(w)
+        };
+        let float = |s: &Scalar| builtin::float_from(self.dtype, &s.read());
+        let int = |s: &Scalar| builtin::int_from(self.dtype, &s.read()[..size(s)]);
+        let cap = if self.func == ascendcl_sys::ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK {
+            self.result_len * 8
+        } else {
+            self.result_len / builtin::element_size(self.dtype).unwrap_or(4)
+        };
+        let num = (uint(&self.num) as usize).min(cap);
+        let d = match self.func {
+            ascendcl_sys::ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK => Distribution::Dropout {
+                ratio: float(&self.params[0]),
+            },
+            ascendcl_sys::ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS => {
+                if matches!(self.dtype, 0 | 1 | 27) {
+                    Distribution::UniformFloat {
+                        min: float(&self.params[0]),
+                        max: float(&self.params[1]),
+                    }
+                } else {
+                    Distribution::UniformInt {
+                        min: int(&self.params[0]),
+                        max: int(&self.params[1]),
+                    }
+                }
+            }
+            ascendcl_sys::ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS => Distribution::Normal {
+                mean: float(&self.params[0]),
+                stddev: float(&self.params[1]),
+            },
+            _ => Distribution::Truncated {
+                mean: float(&self.params[0]),
+                stddev: float(&self.params[1]),
+            },
+        };
+        // SAFETY: the counter was validated as 16 bytes of live device memory when queued.
+        let c = unsafe { std::ptr::read_unaligned(self.counter as *const u128) };
+        let mut words = builtin::Words::new(uint(&self.seed), c);
+        // SAFETY: the result range was validated as live device memory of result_len bytes.
+        let out =
+            unsafe { std::slice::from_raw_parts_mut(self.result as *mut u8, self.result_len) };
+        builtin::generate(out, num, self.dtype, d, &mut words);
+        // The generator's offset moves on, so the next task draws new numbers.
+        // SAFETY: as for the read above.
+        unsafe {
+            std::ptr::write_unaligned(self.counter as *mut u128, c.wrapping_add(words.blocks))
+        };
+    }
+}
+
+/// A queued task with its identity (for exception reports).
+struct Queued {
+    task: Task,
+    /// The task's id on its stream (its submission number).
+    id: u32,
+    /// The submitting thread.
+    tid: u32,
+}
+
 #[derive(Default)]
 struct Queue {
-    tasks: VecDeque<Task>,
+    tasks: VecDeque<Queued>,
     submitted: u64,
     completed: u64,
     worker: bool,
@@ -263,6 +510,13 @@ struct Queue {
     /// The failure mode set on this stream: CONTINUE 0 (the default) or STOP 1.
     mode: u64,
     stopped: bool,
+    /// Stopped by `aclrtStreamStop`: nothing more runs until `aclrtStreamAbort`.
+    halted: bool,
+    /// The model the stream's submissions are captured into.
+    capture: Option<Arc<Model>>,
+    /// Stream attributes 2 to 4 (`aclrtSetStreamAttribute`): overflow check, user tag, cache
+    /// of operator information.
+    attrs: [u32; 3],
     /// Threads asleep on the stream's condition variable (notifications are skipped when none).
     sleepers: u32,
 }
@@ -270,6 +524,8 @@ struct Queue {
 /// A stream.
 pub(crate) struct Stream {
     pub handle: usize,
+    /// The stream id (`aclrtStreamGetId`, exception reports).
+    pub id: i32,
     pub ctx: usize,
     pub device: i32,
     pub is_default: bool,
@@ -277,6 +533,8 @@ pub(crate) struct Stream {
     pub flags: u32,
     /// The failure state of the stream's context.
     failure: Arc<CtxFailure>,
+    /// Set while the stream is aborted, stopped or destroyed by force: waiting tasks give up.
+    cancel: AtomicBool,
     q: Mutex<Queue>,
     cv: Condvar,
     /// Mirrors of `Queue::submitted` / `completed` / `closing`, stored under the lock and polled
@@ -305,14 +563,17 @@ impl Stream {
         flags: u32,
         failure: Arc<CtxFailure>,
     ) -> Arc<Stream> {
+        static NEXT_ID: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(1);
         Arc::new(Stream {
             handle,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             ctx,
             device,
             is_default,
             priority,
             flags,
             failure,
+            cancel: AtomicBool::new(false),
             q: Mutex::new(Queue::default()),
             cv: Condvar::new(),
             submitted: AtomicU64::new(0),
@@ -372,16 +633,35 @@ impl Stream {
 
     /// Queues a task; the worker runs it after every task queued before it.
     pub(crate) fn enqueue(self: &Arc<Self>, task: Task) -> R {
+        self.submit(std::iter::once(task))
+    }
+
+    fn submit(self: &Arc<Self>, tasks: impl IntoIterator<Item = Task>) -> R {
         self.failure.check(self.handle)?;
         let mut q = lock(&self.q);
+        if let Some(m) = &q.capture {
+            for task in tasks {
+                m.push(Step::Task(task));
+            }
+            return Ok(());
+        }
         if q.closing {
             return fail(
                 RT_INVALID_HANDLE,
                 format!("stream {:#x} is being destroyed", self.handle),
             );
         }
-        q.tasks.push_back(task);
-        q.submitted += 1;
+        let tid = exception::thread_id();
+        let mut added = 0;
+        for task in tasks {
+            q.submitted += 1;
+            let id = q.submitted as u32;
+            q.tasks.push_back(Queued { task, id, tid });
+            if !self.is_default {
+                exception::set_last_task(id);
+            }
+            added += 1;
+        }
         if !q.worker {
             let me = Arc::clone(self);
             let spawned = std::thread::Builder::new()
@@ -389,8 +669,10 @@ impl Stream {
                 .stack_size(WORKER_STACK)
                 .spawn(move || me.work());
             if let Err(e) = spawned {
-                q.tasks.pop_back();
-                q.submitted -= 1;
+                for _ in 0..added {
+                    q.tasks.pop_back();
+                }
+                q.submitted -= added;
                 return fail(
                     RT_INTERNAL_ERROR,
                     format!("cannot start the stream's worker thread: {e}"),
@@ -407,11 +689,17 @@ impl Stream {
         WORKER_OF.with(|w| w.set(self.handle));
         let mut q = lock(&self.q);
         loop {
-            let Some(task) = q.tasks.pop_front() else {
-                if q.closing {
+            let next = if q.halted { None } else { q.tasks.pop_front() };
+            let Some(Queued { task, id, tid }) = next else {
+                if q.closing && q.tasks.is_empty() {
                     q.worker = false;
                     self.wake(q);
                     return;
+                }
+                if q.halted {
+                    // aclrtStreamStop: the queued tasks wait for aclrtStreamAbort (or close).
+                    q = self.sleep(q, None);
+                    continue;
                 }
                 // Every submitted task has been taken: poll for the next one briefly, then
                 // sleep until enqueue or close wakes us.
@@ -435,7 +723,7 @@ impl Stream {
             let result = if skip {
                 Ok(())
             } else {
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task.run()))
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task.run(&self.cancel)))
                     .unwrap_or_else(|_| {
                         fail(
                             RT_INTERNAL_ERROR,
@@ -445,6 +733,16 @@ impl Stream {
             };
             q = lock(&self.q);
             if let Err(f) = result {
+                let info = exception::Info {
+                    task_id: id,
+                    stream_id: self.id as u32,
+                    thread_id: tid,
+                    device_id: self.device as u32,
+                    error_code: exception::code(f.code),
+                };
+                drop(q);
+                exception::report(info);
+                q = lock(&self.q);
                 if q.mode == 1 || self.failure.stop_mode() {
                     // STOP: the rest of the stream is discarded and the context fails.
                     q.stopped = true;
@@ -461,8 +759,49 @@ impl Stream {
         }
     }
 
+    /// The model the stream is capturing into, if any.
+    pub(crate) fn capturing(&self) -> Option<Arc<Model>> {
+        lock(&self.q).capture.clone()
+    }
+
+    /// Fails with 107027 while the stream is capturing (synchronisation, queries, destruction).
+    pub(crate) fn not_capturing(&self) -> R {
+        if self.capturing().is_some() {
+            return fail(
+                RT_STREAM_CAPTURED,
+                format!(
+                    "stream {:#x} is capturing into a model (aclmdlRICaptureEnd first)",
+                    self.handle
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// Starts or ends capture into `m`.
+    pub(crate) fn set_capture(&self, m: Option<Arc<Model>>) {
+        lock(&self.q).capture = m;
+    }
+
+    /// Captures an event step when capturing; whether it was captured.
+    pub(crate) fn capture_step(&self, step: impl FnOnce() -> Step) -> bool {
+        match &lock(&self.q).capture {
+            Some(m) => {
+                m.push(step());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Queues tasks as one unit: no other submission comes between them.
+    pub(crate) fn enqueue_all(self: &Arc<Self>, tasks: Vec<Task>) -> R {
+        self.submit(tasks)
+    }
+
     /// Waits for every task queued so far; returns (and clears) the first task error.
     pub(crate) fn synchronize(&self, timeout: Option<Duration>, code: i32) -> R {
+        self.not_capturing()?;
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut g = lock(&self.q);
         let target = g.submitted;
@@ -474,7 +813,18 @@ impl Stream {
             });
             g = lock(&self.q);
         }
-        let (mut g, ok) = self.wait_until(g, deadline, |q| q.completed >= target);
+        let (mut g, ok) = self.wait_until(g, deadline, |q| q.completed >= target || q.halted);
+        if g.halted {
+            return fail(
+                RT_INTERNAL_ERROR,
+                format!(
+                    "stream {:#x} was stopped by aclrtStreamStop with {} task(s) not run \
+                     (aclrtStreamAbort discards them and makes the stream usable again)",
+                    self.handle,
+                    g.submitted - g.completed
+                ),
+            );
+        }
         if !ok {
             return fail(
                 code,
@@ -499,6 +849,21 @@ impl Stream {
     pub(crate) fn is_idle(&self) -> bool {
         let q = lock(&self.q);
         q.completed >= q.submitted
+    }
+
+    /// The failure mode set on the stream (CONTINUE 0, STOP 1).
+    pub(crate) fn failure_mode(&self) -> u64 {
+        lock(&self.q).mode
+    }
+
+    /// Stream attribute 2, 3 or 4.
+    pub(crate) fn attr(&self, a: u32) -> u32 {
+        lock(&self.q).attrs[(a - 2) as usize]
+    }
+
+    /// Sets stream attribute 2, 3 or 4.
+    pub(crate) fn set_attr(&self, a: u32, v: u32) {
+        lock(&self.q).attrs[(a - 2) as usize] = v;
     }
 
     /// Sets the failure mode (CONTINUE 0, STOP 1): the same mode again succeeds; STOP back to
@@ -533,17 +898,11 @@ impl Stream {
         let mut q = lock(&self.q);
         q.closing = true;
         self.closing.store(true, Ordering::Release);
+        // A stopped stream runs nothing more: its queue is discarded as on a forced destroy.
+        let force = force || q.halted;
         if force {
-            let dropped: Vec<Task> = q.tasks.drain(..).collect();
-            q.completed += dropped.len() as u64;
-            self.completed.store(q.completed, Ordering::Release);
-            drop(q);
-            for t in dropped {
-                if let Task::Record(ev, seq) = t {
-                    ev.complete(seq);
-                }
-            }
-            q = lock(&self.q);
+            self.cancel.store(true, Ordering::Release);
+            q = self.discard(q);
         }
         self.wake(q);
         // Wait for the work: all of it, or (force) the task that is running. Not on the
@@ -555,5 +914,45 @@ impl Stream {
         let deadline = force.then(|| Instant::now() + FORCE_WAIT);
         let g = lock(&self.q);
         let _g = self.wait_until(g, deadline, |q| q.completed >= q.submitted);
+    }
+
+    /// Discards the queued tasks (completing their event records, so that waiters do not hang).
+    fn discard<'a>(&'a self, mut q: MutexGuard<'a, Queue>) -> MutexGuard<'a, Queue> {
+        let dropped: Vec<Task> = q.tasks.drain(..).map(|q| q.task).collect();
+        q.completed += dropped.len() as u64;
+        self.completed.store(q.completed, Ordering::Release);
+        drop(q);
+        for t in dropped {
+            if let Task::Record(ev, seq) = t {
+                ev.complete(seq);
+            }
+        }
+        lock(&self.q)
+    }
+
+    /// `aclrtStreamStop`: the queued tasks stay queued and nothing more runs (the task that is
+    /// running finishes: a host thread cannot be interrupted); synchronisations report 507000.
+    pub(crate) fn stop(&self) {
+        let mut q = lock(&self.q);
+        q.halted = true;
+        self.cancel.store(true, Ordering::Release);
+        self.wake(q);
+    }
+
+    /// `aclrtStreamAbort`: discards the queued tasks, waits for the running one, and makes the
+    /// stream usable again (a context failure in STOP mode stays).
+    pub(crate) fn abort(&self) {
+        self.cancel.store(true, Ordering::Release);
+        let mut q = lock(&self.q);
+        q = self.discard(q);
+        q.halted = false;
+        q.stopped = false;
+        q.error = None;
+        self.wake(q);
+        if WORKER_OF.with(|w| w.get()) != self.handle {
+            let g = lock(&self.q);
+            let _g = self.wait_until(g, None, |q| q.completed >= q.submitted);
+        }
+        self.cancel.store(false, Ordering::Release);
     }
 }

@@ -113,3 +113,167 @@ acl! {
         }
     }
 }
+
+acl! {
+    /// `aclrtMemcpyBatchAsync`: a batch of host-to-device or device-to-host copies on a stream;
+    /// entries with pageable host memory are done before the call returns (the stream is
+    /// synchronised first), the others are queued. `failIndex` is SIZE_MAX on success or names
+    /// the entry that failed.
+    fn aclrtMemcpyBatchAsync(dsts: *mut *mut c_void, destMaxs: *mut usize, srcs: *mut *mut c_void, sizes: *mut usize, numBatches: usize, attrs: *mut aclrtMemcpyBatchAttr, attrsIndexes: *mut usize, numAttrs: usize, failIndex: *mut usize, stream: aclrtStream) {
+        // SAFETY: C contract (NULL or valid).
+        let fi = unsafe { Out::new(failIndex, "failIndex") }?;
+        if sizes.is_null() {
+            return fail(INVALID_PARAM, "sizes is NULL");
+        }
+        if numBatches == 0 {
+            return fail(INVALID_PARAM, "numBatches is 0");
+        }
+        // SAFETY: sizes holds numBatches elements (C contract).
+        let z = unsafe { slice(sizes, numBatches, "sizes") }?;
+        if z.iter().all(|&s| s == 0) {
+            fi.put(usize::MAX);
+            return Ok(());
+        }
+        // SAFETY: each array is NULL or holds numBatches (numAttrs) elements (C contract).
+        let (d, m, s, a, ai) = unsafe {
+            (
+                slice(dsts.cast::<usize>(), numBatches, "dsts")?,
+                slice(destMaxs, numBatches, "destMaxs")?,
+                slice(srcs.cast::<usize>(), numBatches, "srcs")?,
+                slice(attrs, numAttrs, "attrs")?,
+                slice(attrsIndexes, numAttrs, "attrsIndexes")?,
+            )
+        };
+        if let Some(i) = (0..numBatches).find(|&i| m[i] < z[i]) {
+            fi.put(i);
+            return fail(INVALID_PARAM, format!("destMaxs[{i}] = {} is smaller than sizes[{i}] = {}", m[i], z[i]));
+        }
+        if let Some(j) = a.iter().position(|x| x.rsv.iter().any(|b| *b != 0)) {
+            return fail(INVALID_PARAM, format!("attrs[{j}].rsv has non-zero bytes"));
+        }
+        fi.put(usize::MAX);
+        let st = state::stream(handle(stream))?;
+        state::check_stream_context(&st)?;
+        let attrs: Vec<BatchAttr> = a
+            .iter()
+            .map(|x| BatchAttr { dst_type: x.dstLoc.type_, src_type: x.srcLoc.type_, rsv_zero: true })
+            .collect();
+        // SAFETY: C contract: pageable ranges are valid now, pinned ones until the copies ran.
+        match unsafe { copy::memcpy_batch_async(d, m, s, z, &attrs, ai, &st) } {
+            Ok(()) => Ok(()),
+            Err((i, f)) => {
+                fi.put(i.unwrap_or(usize::MAX));
+                Err(f)
+            }
+        }
+    }
+}
+
+/// The descriptor size on Atlas A2/A3.
+const DESC_SIZE: usize = 32;
+
+/// The kind checks of the descriptor functions: 100000 for a value outside the enum, 207000 for
+/// any kind but `ACL_MEMCPY_INNER_DEVICE_TO_DEVICE` (6).
+fn desc_kind(kind: aclrtMemcpyKind, then: impl FnOnce() -> R) -> R {
+    if kind >= 8 {
+        return fail(
+            INVALID_PARAM,
+            format!("kind {kind} is not an aclrtMemcpyKind"),
+        );
+    }
+    then()?;
+    if kind != ACL_MEMCPY_INNER_DEVICE_TO_DEVICE {
+        return fail(
+            RT_FEATURE_NOT_SUPPORT,
+            format!(
+                "kind {kind}: descriptors describe ACL_MEMCPY_INNER_DEVICE_TO_DEVICE (6) copies only"
+            ),
+        );
+    }
+    Ok(())
+}
+
+acl! {
+    /// `aclrtGetMemcpyDescSize`: 32 bytes for `ACL_MEMCPY_INNER_DEVICE_TO_DEVICE`.
+    fn aclrtGetMemcpyDescSize(kind: aclrtMemcpyKind, descSize: *mut usize) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(descSize, "descSize") }?;
+        desc_kind(kind, || Ok(()))?;
+        out.set(DESC_SIZE);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtSetMemcpyDesc`: writes a copy of `count` bytes from `srcAddr` to `dstAddr` (device
+    /// memory of one device) into the descriptor `desc` (64-byte aligned device memory) at once:
+    /// the length as a u32 at offset 0, the source at 8, the destination at 16.
+    fn aclrtSetMemcpyDesc(desc: *mut c_void, kind: aclrtMemcpyKind, srcAddr: *mut c_void, dstAddr: *mut c_void, count: usize, config: *mut c_void) {
+        desc_kind(kind, || {
+            if desc.is_null() || srcAddr.is_null() || dstAddr.is_null() {
+                return fail(INVALID_PARAM, "desc, srcAddr or dstAddr is NULL");
+            }
+            if count == 0 {
+                return fail(INVALID_PARAM, "count is 0");
+            }
+            if !config.is_null() {
+                return fail(INVALID_PARAM, "config is reserved and must be NULL");
+            }
+            Ok(())
+        })?;
+        if count > 4 << 30 {
+            return fail(RT_PARAM_INVALID, format!("count {count} exceeds 4 GiB"));
+        }
+        if !(desc as usize).is_multiple_of(64) {
+            return fail(RT_PARAM_INVALID, format!("desc {desc:p} is not 64-byte aligned"));
+        }
+        {
+            let t = memory::read();
+            let sides = [
+                t.check("desc", desc as usize, DESC_SIZE)?,
+                t.check("srcAddr", srcAddr as usize, count)?,
+                t.check("dstAddr", dstAddr as usize, count)?,
+            ];
+            let dev = match sides[0].loc {
+                Loc::Device(d) => d,
+                _ => return fail(RT_PARAM_INVALID, "desc is not device memory"),
+            };
+            if sides.iter().any(|s| s.loc != Loc::Device(dev)) {
+                return fail(RT_PARAM_INVALID, "desc, srcAddr and dstAddr must be device memory of one device");
+            }
+        }
+        let p = desc as usize;
+        // SAFETY: the descriptor was validated as 32 bytes of device memory.
+        unsafe {
+            std::ptr::write_bytes(p as *mut u8, 0, DESC_SIZE);
+            std::ptr::write_unaligned(p as *mut u32, count as u32);
+            std::ptr::write_unaligned((p + 8) as *mut u64, srcAddr as u64);
+            std::ptr::write_unaligned((p + 16) as *mut u64, dstAddr as u64);
+        }
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtMemcpyAsyncWithDesc`: a stream task doing the copy a descriptor describes, read
+    /// when the task runs (a descriptor rewritten before then describes the new copy). The
+    /// stream is required (NULL is 100000).
+    fn aclrtMemcpyAsyncWithDesc(desc: *mut c_void, kind: aclrtMemcpyKind, stream: aclrtStream) {
+        desc_kind(kind, || {
+            if desc.is_null() {
+                return fail(INVALID_PARAM, "desc is NULL");
+            }
+            if stream.is_null() {
+                return fail(INVALID_PARAM, "stream is NULL (this copy has no default stream)");
+            }
+            Ok(())
+        })?;
+        let side = memory::read().check("desc", desc as usize, DESC_SIZE)?;
+        if !matches!(side.loc, Loc::Device(_)) {
+            return fail(RT_PARAM_INVALID, "desc is not device memory");
+        }
+        let s = state::stream(handle(stream))?;
+        state::check_stream_context(&s)?;
+        s.enqueue(Task::DescCopy { desc: desc as usize, side })
+    }
+}

@@ -43,6 +43,10 @@ acl! {
         }
         let ev = state::event(handle(event))?;
         let s = state::stream(handle(stream))?;
+        // While the stream captures, the record becomes a step of the model.
+        if s.capture_step(|| crate::model::Step::Record(Arc::clone(&ev))) {
+            return Ok(());
+        }
         let seq = ev.begin_record();
         if let Err(f) = s.enqueue(Task::Record(Arc::clone(&ev), seq)) {
             ev.complete(seq);

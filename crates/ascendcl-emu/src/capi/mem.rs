@@ -116,8 +116,14 @@ acl! {
         }
         // SAFETY: C contract (NULL or valid).
         let out = unsafe { Out::new(attributes, "attributes") }?;
-        let (loc, page) = memory::read().attributes(ptr as usize)?;
+        let (loc, page, managed) = {
+            let t = memory::read();
+            let (loc, page) = t.attributes(ptr as usize)?;
+            (loc, page, t.is_managed(ptr as usize))
+        };
         let (type_, id) = match loc {
+            // Location type 3 is MANAGED (the enum of these headers does not name it).
+            Loc::Device(d) if managed => (3, d as u32),
             Loc::Host => (ACL_MEM_LOCATION_TYPE_HOST, 0),
             Loc::Device(d) => (ACL_MEM_LOCATION_TYPE_DEVICE, d as u32),
             Loc::Unreg => (ACL_MEM_LOCATION_TYPE_UNREGISTERED, 0),
@@ -224,5 +230,26 @@ acl! {
             return fail(INVALID_PARAM, "ptr is NULL");
         }
         memory::write().unregister(ptr as usize)
+    }
+}
+
+acl! {
+    /// `aclrtMemAllocManaged`: managed memory usable by host and device, `size` rounded up to
+    /// 2 MiB, placed from 0x90000000000 when the address space allows; `flag` must be
+    /// `ACL_RT_MEM_ATTACH_GLOBAL` (1). Freed with `aclrtFree`; its pointer attributes report
+    /// location type 3 (managed).
+    fn aclrtMemAllocManaged(ptr: *mut *mut c_void, size: u64, flag: u32) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(ptr, "ptr") }?;
+        if flag != ACL_RT_MEM_ATTACH_GLOBAL {
+            return fail(INVALID_PARAM, format!("flag {flag} must be ACL_RT_MEM_ATTACH_GLOBAL (1)"));
+        }
+        if size == 0 {
+            return fail(RT_PARAM_INVALID, "size is 0");
+        }
+        let dev = state::current_device_epoch()?;
+        let size = usize::try_from(size).map_err(|_| Fail { code: RT_MEMORY_ALLOCATION, msg: format!("size {size} does not fit the address space") })?;
+        out.set(memory::malloc_managed(dev, size)? as *mut c_void);
+        Ok(())
     }
 }

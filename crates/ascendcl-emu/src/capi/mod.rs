@@ -74,7 +74,12 @@ impl<T> Out<T> {
     }
 
     fn set(self, v: T) {
-        // SAFETY: `new`'s contract: non-NULL and valid for one write.
+        self.put(v);
+    }
+
+    /// Writes without consuming (for an output written more than once).
+    fn put(&self, v: T) {
+        // SAFETY: `new`'s contract: non-NULL and valid for writes.
         unsafe { self.0.write(v) }
     }
 }
@@ -111,18 +116,32 @@ fn as_ptr(h: usize) -> *mut c_void {
     h as *mut c_void
 }
 
+mod allocator;
+mod builtin;
+mod capture;
 mod copies;
 mod devices;
 mod events;
 mod host;
 mod lifecycle;
 mod mem;
+mod misc;
+mod query;
+mod share;
 mod streams;
+mod sync;
 
+pub use allocator::*;
+pub use builtin::*;
+pub use capture::*;
 pub use copies::*;
 pub use devices::*;
 pub use events::*;
 pub use host::*;
 pub use lifecycle::*;
 pub use mem::*;
+pub use misc::*;
+pub use query::*;
+pub use share::*;
 pub use streams::*;
+pub use sync::*;

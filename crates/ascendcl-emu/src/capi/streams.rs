@@ -73,6 +73,7 @@ acl! {
         // SAFETY: C contract (NULL or valid).
         let out = unsafe { Out::new(status, "status") }?;
         let s = state::stream(handle(stream))?;
+        s.not_capturing()?;
         out.set(if s.is_idle() {
             ACL_STREAM_STATUS_COMPLETE
         } else {
@@ -90,6 +91,9 @@ acl! {
         }
         let ev = state::event(handle(event))?;
         let s = state::stream(handle(stream))?;
+        if s.capture_step(|| crate::model::Step::Wait(Arc::clone(&ev))) {
+            return Ok(());
+        }
         let target = ev.wait_target();
         s.enqueue(Task::Wait(ev, target))
     }
@@ -125,6 +129,104 @@ acl! {
         // SAFETY: C contract (NULL or valid).
         let out = unsafe { Out::new(flags, "flags") }?;
         out.set(state::stream(handle(stream))?.flags);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtStreamGetId`: the stream's id; NULL is the current context's default stream.
+    fn aclrtStreamGetId(stream: aclrtStream, streamId: *mut i32) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(streamId, "streamId") }?;
+        out.set(state::stream(handle(stream))?.id);
+        Ok(())
+    }
+}
+
+/// `aclrtDeviceGetStreamPriorityRange`: the least priority is 7, the greatest 0; a NULL output
+/// is skipped. Never fails.
+///
+/// # Safety
+/// Each pointer is NULL or valid for one write.
+pub unsafe extern "C" fn aclrtDeviceGetStreamPriorityRange(
+    leastPriority: *mut i32,
+    greatestPriority: *mut i32,
+) -> aclError {
+    if !leastPriority.is_null() {
+        // SAFETY: non-NULL and valid (C contract).
+        unsafe { leastPriority.write(7) };
+    }
+    if !greatestPriority.is_null() {
+        // SAFETY: non-NULL and valid (C contract).
+        unsafe { greatestPriority.write(0) };
+    }
+    SUCCESS
+}
+
+acl! {
+    /// `aclrtGetStreamAvailableNum`: how many more streams the current device can create.
+    fn aclrtGetStreamAvailableNum(streamCount: *mut u32) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(streamCount, "streamCount") }?;
+        let (dev, _) = state::current_ids()?;
+        out.set(state::available(dev).0);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtGetEventAvailNum`: how many more events the current device can create.
+    fn aclrtGetEventAvailNum(eventCount: *mut u32) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(eventCount, "eventCount") }?;
+        let (dev, _) = state::current_ids()?;
+        out.set(state::available(dev).1);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtRegStreamStateCallback`: `callback(stream, state, args)` after every stream is
+    /// created (`ACL_RT_STREAM_STATE_CREATE_POST`) and before it is destroyed
+    /// (`ACL_RT_STREAM_STATE_DESTROY_PRE`), default streams included. A NULL callback removes
+    /// the registration of `regName`; a name already registered is 107000.
+    fn aclrtRegStreamStateCallback(regName: *const c_char, callback: aclrtStreamStateCallback, args: *mut c_void) {
+        if regName.is_null() {
+            return fail(INVALID_PARAM, "regName is NULL");
+        }
+        // SAFETY: a non-NULL regName is a NUL-terminated string (C contract).
+        let name = unsafe { CStr::from_ptr(regName) }.to_string_lossy();
+        crate::stream_state::register(&name, callback, args as usize)
+    }
+}
+
+/// The stream-ownership checks of stop and abort, in the runtime's order: the handle, a
+/// current context, the stream's context.
+fn owned_stream(stream: aclrtStream) -> R<Arc<crate::stream::Stream>> {
+    let s = state::stream(handle(stream))?;
+    state::check_stream_context(&s)?;
+    Ok(s)
+}
+
+acl! {
+    /// `aclrtStreamStop`: stops the stream: queued tasks stay queued and do not run (the task
+    /// running finishes); synchronising it reports 507000 until `aclrtStreamAbort`. The NULL
+    /// (default) stream cannot be stopped (107000).
+    fn aclrtStreamStop(stream: aclrtStream) {
+        if stream.is_null() {
+            return fail(RT_PARAM_INVALID, "stream is NULL (the default stream cannot be stopped)");
+        }
+        owned_stream(stream)?.stop();
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtStreamAbort`: discards the stream's queued tasks, waits for the running one and
+    /// makes the stream usable again (a STOP-mode context failure stays). NULL is the default
+    /// stream.
+    fn aclrtStreamAbort(stream: aclrtStream) {
+        owned_stream(stream)?.abort();
         Ok(())
     }
 }

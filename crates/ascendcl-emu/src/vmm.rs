@@ -1,0 +1,376 @@
+//! Virtual memory management: address reservations, physical allocations backed by shared
+//! memory files (so that they can be exported to other processes), and the mappings between
+//! them. Mapped ranges are registered in the allocation table, so copies see device memory.
+
+use crate::config;
+use crate::error::*;
+use crate::memory;
+use crate::notify::memfd;
+use crate::sync::lock;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{LazyLock, Mutex};
+
+/// The granularity of device (and huge-page host) physical memory.
+pub(crate) const MIB2: usize = 2 << 20;
+/// The granularity of 1 GiB-page memory.
+pub(crate) const GIB1: usize = 1 << 30;
+
+/// A physical allocation (`aclrtDrvMemHandle`).
+#[derive(Debug)]
+pub(crate) struct Physical {
+    pub fd: i32,
+    pub size: usize,
+    /// The device whose memory it is; None for host memory.
+    pub device: Option<i32>,
+    /// Bytes charged against the device's capacity (0 for imports and host memory).
+    charged: u64,
+    /// Mappings of it that are still in place.
+    mapped: usize,
+    /// `aclrtFreePhysical` was called while mapped: released at the last unmap.
+    freed: bool,
+    /// Imported from another process.
+    pub imported: bool,
+}
+
+struct Reservation {
+    len: usize,
+    /// Mappings in the reservation: start → (length, physical handle).
+    maps: BTreeMap<usize, (usize, usize)>,
+}
+
+#[derive(Default)]
+struct Vmm {
+    reservations: BTreeMap<usize, Reservation>,
+    physical: HashMap<usize, Physical>,
+}
+
+static VMM: LazyLock<Mutex<Vmm>> = LazyLock::new(|| Mutex::new(Vmm::default()));
+
+fn align_up(v: usize, a: usize) -> Option<usize> {
+    v.checked_add(a - 1).map(|x| x & !(a - 1))
+}
+
+/// Maps `len` bytes of address space with no access, aligned to `align` (a reservation).
+fn map_none(len: usize, align: usize, hint: usize) -> Option<usize> {
+    let total = len.checked_add(align)?;
+    // SAFETY: an anonymous inaccessible mapping where the kernel chooses (the hint is a hint).
+    let raw = unsafe {
+        libc::mmap(
+            hint as *mut libc::c_void,
+            total,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if raw == libc::MAP_FAILED {
+        return None;
+    }
+    let raw = raw as usize;
+    let start = align_up(raw, align)?;
+    // SAFETY: trimming the head and tail of the mapping just made.
+    unsafe {
+        if start > raw {
+            libc::munmap(raw as *mut libc::c_void, start - raw);
+        }
+        let tail = raw + total - (start + len);
+        if tail > 0 {
+            libc::munmap((start + len) as *mut libc::c_void, tail);
+        }
+    }
+    Some(start)
+}
+
+/// `aclrtReserveMemAddress`: reserves `size` bytes (rounded up to 2 MiB) aligned to 2 MiB (or
+/// `alignment` when larger); `expect` is a hint. Returns the start.
+pub(crate) fn reserve(size: usize, alignment: usize, expect: usize) -> R<usize> {
+    let align = alignment.max(MIB2);
+    if !align.is_power_of_two() {
+        return fail(
+            RT_PARAM_INVALID,
+            format!("alignment {alignment} is not a power of two"),
+        );
+    }
+    let len = align_up(size, MIB2).ok_or_else(|| Fail {
+        code: RT_PARAM_INVALID,
+        msg: format!("size {size} overflows"),
+    })?;
+    let start = map_none(len, align, expect).ok_or_else(|| Fail {
+        code: RT_MEMORY_ALLOCATION,
+        msg: format!("cannot reserve {len} bytes of address space"),
+    })?;
+    lock(&VMM).reservations.insert(
+        start,
+        Reservation {
+            len,
+            maps: BTreeMap::new(),
+        },
+    );
+    Ok(start)
+}
+
+/// `aclrtReleaseMemAddress`.
+pub(crate) fn release(start: usize) -> R {
+    let mut v = lock(&VMM);
+    let Some(r) = v.reservations.get(&start) else {
+        return fail(
+            RT_PARAM_INVALID,
+            format!("{start:#x} is not an address reserved with aclrtReserveMemAddress"),
+        );
+    };
+    if !r.maps.is_empty() {
+        return fail(
+            RT_PARAM_INVALID,
+            format!(
+                "the reservation at {start:#x} still has {} mapping(s); unmap them first",
+                r.maps.len()
+            ),
+        );
+    }
+    let len = r.len;
+    v.reservations.remove(&start);
+    // SAFETY: the reservation is this module's own inaccessible mapping.
+    unsafe { libc::munmap(start as *mut libc::c_void, len) };
+    Ok(())
+}
+
+/// `aclrtMallocPhysical`: `size` bytes (rounded up to the granularity) on `device` (None: host).
+pub(crate) fn malloc(size: usize, granularity: usize, device: Option<i32>) -> R<usize> {
+    let len = align_up(size, granularity).ok_or_else(|| Fail {
+        code: RT_MEMORY_ALLOCATION,
+        msg: format!("size {size} overflows"),
+    })?;
+    let charged = match device {
+        Some(d) => {
+            let cap = config::with(|c| c.memory);
+            memory::write().charge(d, len as u64, cap)?;
+            len as u64
+        }
+        None => 0,
+    };
+    let fd = match memfd(c"ascendcl-emu-physical", len) {
+        Ok(fd) => fd,
+        Err(e) => {
+            if let Some(d) = device {
+                memory::write().uncharge(d, charged);
+            }
+            return fail(
+                RT_MEMORY_ALLOCATION,
+                format!("cannot allocate {len} bytes: {e}"),
+            );
+        }
+    };
+    Ok(insert(Physical {
+        fd,
+        size: len,
+        device,
+        charged,
+        mapped: 0,
+        freed: false,
+        imported: false,
+    }))
+}
+
+/// Registers a physical allocation opened from another process.
+pub(crate) fn insert_imported(fd: i32, size: usize, device: i32) -> usize {
+    insert(Physical {
+        fd,
+        size,
+        device: Some(device),
+        charged: 0,
+        mapped: 0,
+        freed: false,
+        imported: true,
+    })
+}
+
+fn insert(p: Physical) -> usize {
+    let h = crate::state::new_handle();
+    lock(&VMM).physical.insert(h, p);
+    h
+}
+
+/// The file, size and device of a physical allocation made by this process (an import is
+/// refused: it cannot be exported again).
+pub(crate) fn physical(h: usize) -> R<(i32, usize, Option<i32>)> {
+    lock(&VMM)
+        .physical
+        .get(&h)
+        .filter(|p| !p.freed && !p.imported)
+        .map(|p| (p.fd, p.size, p.device))
+        .ok_or_else(|| Fail {
+            code: RT_INVALID_HANDLE,
+            msg: format!("{h:#x} is not a live physical allocation made by this process"),
+        })
+}
+
+fn drop_physical(v: &mut Vmm, h: usize) {
+    if let Some(p) = v.physical.remove(&h) {
+        // SAFETY: the descriptor belongs to the allocation, closed once here.
+        unsafe { libc::close(p.fd) };
+        if let Some(d) = p.device {
+            memory::write().uncharge(d, p.charged);
+        }
+        crate::ipc::close_owner(crate::ipc::What::Physical, h as u64);
+    }
+}
+
+/// `aclrtFreePhysical`: released now, or at the last unmap when still mapped.
+pub(crate) fn free(h: usize) -> R {
+    let mut v = lock(&VMM);
+    let Some(p) = v.physical.get_mut(&h).filter(|p| !p.freed) else {
+        return fail(
+            RT_INVALID_HANDLE,
+            format!("{h:#x} is not a live physical allocation"),
+        );
+    };
+    if p.mapped > 0 {
+        p.freed = true;
+        return Ok(());
+    }
+    drop_physical(&mut v, h);
+    Ok(())
+}
+
+/// `aclrtMapMem`: maps the whole physical allocation `h` at `at`, inside a reservation.
+pub(crate) fn map(at: usize, size: usize, offset: usize, h: usize) -> R {
+    let mut v = lock(&VMM);
+    let (fd, psize, device) = {
+        let p = v
+            .physical
+            .get(&h)
+            .filter(|p| !p.freed)
+            .ok_or_else(|| Fail {
+                code: RT_INVALID_HANDLE,
+                msg: format!("{h:#x} is not a live physical allocation"),
+            })?;
+        (p.fd, p.size, p.device)
+    };
+    if offset != 0 {
+        return fail(RT_PARAM_INVALID, format!("offset {offset} must be 0"));
+    }
+    if size != psize {
+        return fail(
+            RT_PARAM_INVALID,
+            format!("size {size} must be the physical allocation's size {psize}"),
+        );
+    }
+    let end = at.checked_add(size).ok_or_else(|| Fail {
+        code: RT_PARAM_INVALID,
+        msg: "the range overflows".to_string(),
+    })?;
+    let (&rstart, r) = v
+        .reservations
+        .range_mut(..=at)
+        .next_back()
+        .filter(|(s, r)| end <= **s + r.len)
+        .ok_or_else(|| Fail {
+            code: RT_PARAM_INVALID,
+            msg: format!("{at:#x}+{size} is not inside an address reservation"),
+        })?;
+    let clash = r
+        .maps
+        .range(..end)
+        .next_back()
+        .is_some_and(|(s, (l, _))| s + l > at);
+    if clash {
+        return fail(
+            RT_PARAM_INVALID,
+            format!("{at:#x}+{size} overlaps a mapping in the reservation at {rstart:#x}"),
+        );
+    }
+    // SAFETY: the range lies inside this module's reservation and overlaps no mapping; the file
+    // is at least `size` bytes.
+    let p = unsafe {
+        libc::mmap(
+            at as *mut libc::c_void,
+            size,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            fd,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return fail(
+            RT_MEMORY_ALLOCATION,
+            format!("cannot map: {}", std::io::Error::last_os_error()),
+        );
+    }
+    if let Err(e) = memory::write().insert_external(at, size, device, MIB2 as u32) {
+        unreserve(at, size);
+        return Err(e);
+    }
+    r.maps.insert(at, (size, h));
+    v.physical.get_mut(&h).expect("checked").mapped += 1;
+    Ok(())
+}
+
+/// Puts an inaccessible reservation back over `[at, at+len)`.
+fn unreserve(at: usize, len: usize) {
+    // SAFETY: replaces this module's mapping inside its reservation with an inaccessible one.
+    unsafe {
+        libc::mmap(
+            at as *mut libc::c_void,
+            len,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+            -1,
+            0,
+        )
+    };
+}
+
+/// `aclrtUnmapMem`.
+pub(crate) fn unmap(at: usize) -> R {
+    let mut v = lock(&VMM);
+    let Some((_, r)) = v
+        .reservations
+        .range_mut(..=at)
+        .next_back()
+        .filter(|(_, r)| r.maps.contains_key(&at))
+    else {
+        return fail(
+            RT_PARAM_INVALID,
+            format!("{at:#x} is not the start of a mapping made by aclrtMapMem"),
+        );
+    };
+    let (len, h) = r.maps.remove(&at).expect("contained");
+    memory::write().remove_external(at);
+    unreserve(at, len);
+    let release = match v.physical.get_mut(&h) {
+        Some(p) => {
+            p.mapped -= 1;
+            p.freed && p.mapped == 0
+        }
+        None => false,
+    };
+    if release {
+        drop_physical(&mut v, h);
+    }
+    Ok(())
+}
+
+/// The mapping that covers exactly `[at, at+size)`, as (device, physical handle).
+pub(crate) fn mapping(at: usize, size: usize) -> R<(Option<i32>, usize)> {
+    let v = lock(&VMM);
+    v.reservations
+        .range(..=at)
+        .next_back()
+        .and_then(|(_, r)| r.maps.get(&at))
+        .filter(|(l, _)| *l == size)
+        .map(|(_, h)| (v.physical.get(h).and_then(|p| p.device), *h))
+        .ok_or_else(|| Fail {
+            code: RT_PARAM_INVALID,
+            msg: format!("{at:#x}+{size} is not a mapping made by aclrtMapMem"),
+        })
+}
+
+/// The mapping that contains `at`, as its device.
+pub(crate) fn mapping_at(at: usize) -> Option<Option<i32>> {
+    let v = lock(&VMM);
+    let (_, r) = v.reservations.range(..=at).next_back()?;
+    let (s, (l, h)) = r.maps.range(..=at).next_back()?;
+    (at < s + l).then(|| v.physical.get(h).and_then(|p| p.device))
+}
