@@ -261,6 +261,8 @@ implemented! {
     aclrtMemsetD32Async,
     aclrtGetStreamAttribute,
     aclrtSetStreamAttribute,
+    aclrtIpcGetEventHandle,
+    aclrtIpcOpenEventHandle,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.
