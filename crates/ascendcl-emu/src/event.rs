@@ -2,8 +2,37 @@
 
 use crate::error::*;
 use crate::sync::{lock, wait_until};
+use crate::wait;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
+
+/// The shared words of an IPC event (`ACL_EVENT_IPC`): records issued and records reached, in
+/// a process's notify arena, so that another process that opened the event sees them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shared {
+    /// Address of the word counting records issued (the next word counts records reached).
+    pub base: usize,
+    /// Whether the words are this process's (freed with the event).
+    pub own: bool,
+}
+
+impl Shared {
+    fn issued(&self) -> &AtomicU32 {
+        // SAFETY: two aligned words of an arena mapping, which is never unmapped.
+        unsafe { &*(self.base as *const AtomicU32) }
+    }
+
+    fn reached(&self) -> &AtomicU32 {
+        // SAFETY: as above, the second word.
+        unsafe { &*((self.base + 4) as *const AtomicU32) }
+    }
+
+    /// Whether every record issued has been reached (wrap-around safe).
+    fn done(&self, target: u32) -> bool {
+        self.reached().load(Ordering::Acquire).wrapping_sub(target) as i32 >= 0
+    }
+}
 
 /// Nanoseconds of the monotonic clock (time since boot, like the device's clock).
 pub(crate) fn now_ns() -> u64 {
@@ -38,6 +67,8 @@ pub(crate) struct Event {
     pub flags: u32,
     /// Whether elapsed time may be measured (plain events, or `ACL_EVENT_TIME_LINE`).
     pub timing: bool,
+    /// The shared words of an IPC event.
+    pub shared: Option<Shared>,
     st: Mutex<State>,
     cv: Condvar,
 }
@@ -51,13 +82,23 @@ impl Event {
             device,
             flags,
             timing,
+            shared: None,
             st: Mutex::new(State::default()),
             cv: Condvar::new(),
         }
     }
 
+    /// The event with shared words (an IPC event).
+    pub(crate) fn with_shared(mut self, shared: Shared) -> Event {
+        self.shared = Some(shared);
+        self
+    }
+
     /// Issues a record; returns its sequence number for the stream task.
     pub(crate) fn begin_record(&self) -> u64 {
+        if let Some(sh) = &self.shared {
+            return u64::from(sh.issued().fetch_add(1, Ordering::AcqRel).wrapping_add(1));
+        }
         let mut s = lock(&self.st);
         s.recorded += 1;
         s.recorded
@@ -65,11 +106,18 @@ impl Event {
 
     /// The sequence a wait issued now must reach.
     pub(crate) fn wait_target(&self) -> u64 {
+        if let Some(sh) = &self.shared {
+            return u64::from(sh.issued().load(Ordering::Acquire));
+        }
         lock(&self.st).recorded
     }
 
     /// The stream reached record `seq`.
     pub(crate) fn complete(&self, seq: u64) {
+        if let Some(sh) = &self.shared {
+            sh.reached().fetch_max(seq as u32, Ordering::AcqRel);
+            wait::futex_wake(sh.reached());
+        }
         let mut s = lock(&self.st);
         s.completed = s.completed.max(seq);
         s.ts_ns = Some(now_ns());
@@ -85,8 +133,12 @@ impl Event {
         s.ts_ns = None;
     }
 
-    /// Whether the latest record has been reached (and not reset since).
+    /// Whether the latest record has been reached (and not reset since). An IPC event with
+    /// nothing in flight is complete.
     pub(crate) fn is_complete(&self) -> bool {
+        if let Some(sh) = &self.shared {
+            return sh.done(sh.issued().load(Ordering::Acquire));
+        }
         let s = lock(&self.st);
         s.set && s.completed >= s.recorded
     }
@@ -96,6 +148,10 @@ impl Event {
         if seq == 0 {
             return;
         }
+        if let Some(sh) = &self.shared {
+            wait::wait_at_least(sh.reached(), seq as u32, None);
+            return;
+        }
         let g = lock(&self.st);
         let _g = wait_until(&self.cv, g, None, |s| s.completed >= seq);
     }
@@ -103,6 +159,10 @@ impl Event {
     /// Blocks until every record issued so far has been reached; false on timeout.
     pub(crate) fn synchronize(&self, timeout: Option<std::time::Duration>) -> bool {
         let deadline = timeout.map(|t| Instant::now() + t);
+        if let Some(sh) = &self.shared {
+            let target = sh.issued().load(Ordering::Acquire);
+            return wait::wait_at_least(sh.reached(), target, deadline);
+        }
         let g = lock(&self.st);
         let target = g.recorded;
         let (g, ok) = wait_until(&self.cv, g, deadline, |s| s.completed >= target);

@@ -36,6 +36,8 @@ pub(crate) enum What {
     Physical = 2,
     /// A notify (`aclrtNotifyGetExportKey`).
     Notify = 3,
+    /// An IPC event (`aclrtIpcGetEventHandle`).
+    Event = 4,
 }
 
 /// One entry of the export table (shared with importers: plain C layout).

@@ -19,6 +19,9 @@
 //! | stream | an in-order task queue run by a worker thread |
 //! | event | a sequence-numbered record completed (and timestamped) by the stream |
 //! | context | a per-thread current handle; per-device reference-counted default context |
+//! | notify, IPC event | words in a shared memory file of the process, waited on with futexes |
+//! | memory shared with other processes | shared memory files (`memfd`) found through `/proc` |
+//! | captured model | the recorded tasks, cloned onto a stream at each execution |
 //!
 //! Every copy and memset is validated against the table of live allocations. The emulator is
 //! configured by `ASCENDCL_EMU_*` environment variables ([`mod@config`]) or from Rust
@@ -262,6 +265,8 @@ implemented! {
     aclrtMemsetD32Async,
     aclrtGetStreamAttribute,
     aclrtSetStreamAttribute,
+    aclrtIpcGetEventHandle,
+    aclrtIpcOpenEventHandle,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

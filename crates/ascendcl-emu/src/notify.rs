@@ -103,6 +103,35 @@ fn alloc_slot() -> R<(usize, u32)> {
     Ok((addr, slot))
 }
 
+/// Takes two adjacent words of the arena (an IPC event's counters): their address and first
+/// slot.
+pub(crate) fn alloc_pair() -> R<(usize, u32)> {
+    let first = alloc_slot()?;
+    let mut a = lock(&ARENA);
+    let a = a.as_mut().expect("made by alloc_slot");
+    // The pair takes fresh slots from the end of the arena (the free list is for single words).
+    a.free.push(first.1);
+    if (a.next as usize) + 2 > ARENA_SLOTS {
+        return fail(
+            RT_NO_EVENT_RESOURCE,
+            "the process's shared event words are exhausted",
+        );
+    }
+    let slot = a.next;
+    a.next += 2;
+    let addr = a.base + slot as usize * 4;
+    for i in 0..2 {
+        // SAFETY: the words lie in the arena mapping, which is never unmapped.
+        unsafe { &*((addr + 4 * i) as *const AtomicU32) }.store(0, Ordering::Release);
+    }
+    Ok((addr, slot))
+}
+
+/// The offset of an address in this process's arena.
+pub(crate) fn arena_offset(addr: usize) -> Option<usize> {
+    lock(&ARENA).as_ref().map(|a| addr - a.base)
+}
+
 /// The arena's file descriptor, when there is one.
 pub(crate) fn arena_fd() -> Option<i32> {
     lock(&ARENA).as_ref().map(|a| a.fd)

@@ -631,8 +631,24 @@ pub(crate) fn create_event(flags: u32, timing: bool) -> R<usize> {
         );
     }
     let h = new_handle();
-    rt.events
-        .insert(h, Arc::new(Event::new(h, dev, flags, timing)));
+    let mut ev = Event::new(h, dev, flags, timing);
+    if flags & IPC_EVENT != 0 {
+        let (base, _) = crate::notify::alloc_pair()?;
+        ev = ev.with_shared(crate::event::Shared { base, own: true });
+    }
+    rt.events.insert(h, Arc::new(ev));
+    Ok(h)
+}
+
+/// `ACL_EVENT_IPC`: an event other processes may open.
+const IPC_EVENT: u32 = 0x40;
+
+/// Registers an event opened from another process's IPC event handle (on the current device).
+pub(crate) fn insert_opened_event(shared: crate::event::Shared) -> R<usize> {
+    let (dev, _) = current_ids()?;
+    let h = new_handle();
+    let ev = Event::new(h, dev, IPC_EVENT, false).with_shared(shared);
+    rt().events.insert(h, Arc::new(ev));
     Ok(h)
 }
 
@@ -650,7 +666,13 @@ pub(crate) fn event(h: usize) -> R<Arc<Event>> {
 /// `aclrtDestroyEvent`: does not wait for records in flight.
 pub(crate) fn destroy_event(h: usize) -> R {
     match rt().events.remove(&h) {
-        Some(_) => Ok(()),
+        Some(ev) => {
+            if ev.shared.is_some_and(|s| s.own) {
+                // Later opens fail; processes that opened it keep their view of the words.
+                crate::ipc::close_owner(crate::ipc::What::Event, h as u64);
+            }
+            Ok(())
+        }
         None => fail(
             RT_INVALID_HANDLE,
             format!("event {h:#x} is not a live event"),

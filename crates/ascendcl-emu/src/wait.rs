@@ -34,6 +34,25 @@ pub(crate) fn futex_wake(word: &AtomicU32) {
     unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, i32::MAX) };
 }
 
+/// Waits until `word` reaches `target` (wrap-around safe); false when `deadline` passed first.
+pub(crate) fn wait_at_least(word: &AtomicU32, target: u32, deadline: Option<Instant>) -> bool {
+    loop {
+        let cur = word.load(Ordering::Acquire);
+        if cur.wrapping_sub(target) as i32 >= 0 {
+            return true;
+        }
+        let mut slice = SLICE;
+        if let Some(d) = deadline {
+            let left = d.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            slice = slice.min(left);
+        }
+        futex_wait(word, cur, slice);
+    }
+}
+
 /// How a wait ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Outcome {

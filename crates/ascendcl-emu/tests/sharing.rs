@@ -187,6 +187,32 @@ fn child() {
             ok(unsafe { aclrtDestroyStream(s) });
             tell("recorded");
         }
+        // Opens an IPC event whose record is held back in the parent, then synchronises on it.
+        "ipc-event" => {
+            let bytes: Vec<u8> = (0..arg.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&arg[i..i + 2], 16).unwrap())
+                .collect();
+            let mut h = aclrtIpcEventHandle { reserved: [0; 64] };
+            for (d, b) in h.reserved.iter_mut().zip(bytes) {
+                *d = b as c_char;
+            }
+            let mut ev = null_mut();
+            err(unsafe { aclrtIpcOpenEventHandle(h, null_mut()) }, 100000);
+            ok(unsafe { aclrtIpcOpenEventHandle(h, &mut ev) });
+            let mut st = 9;
+            ok(unsafe { aclrtQueryEventStatus(ev, &mut st) });
+            assert_eq!(
+                st, ACL_EVENT_RECORDED_STATUS_NOT_READY,
+                "the record is in flight"
+            );
+            tell("pending");
+            ok(unsafe { aclrtSynchronizeEvent(ev) });
+            ok(unsafe { aclrtQueryEventStatus(ev, &mut st) });
+            assert_eq!(st, ACL_EVENT_RECORDED_STATUS_COMPLETE);
+            ok(unsafe { aclrtDestroyEvent(ev) });
+            tell("synced");
+        }
         other => panic!("unknown role {other}"),
     }
 }
@@ -638,4 +664,52 @@ fn virtual_memory_checks() {
         unsafe { aclrtMemSetPidToShareableHandle(sh, pids.as_mut_ptr(), 1) },
         107000,
     );
+}
+
+static RELEASE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn hold(_: *mut c_void) {
+    while !RELEASE.load(std::sync::atomic::Ordering::SeqCst) {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn an_ipc_event_record_is_seen_by_another_process() {
+    let _d = Dev::new(0);
+    let mut plain = null_mut();
+    ok(unsafe { aclrtCreateEvent(&mut plain) });
+    let mut h = aclrtIpcEventHandle { reserved: [0; 64] };
+    err(
+        unsafe { aclrtIpcGetEventHandle(null_mut(), &mut h) },
+        100000,
+    );
+    err(unsafe { aclrtIpcGetEventHandle(plain, null_mut()) }, 100000);
+    err(unsafe { aclrtIpcGetEventHandle(plain, &mut h) }, 107000);
+    ok(unsafe { aclrtDestroyEvent(plain) });
+    let mut ev = null_mut();
+    ok(unsafe { aclrtCreateEventExWithFlag(&mut ev, ACL_EVENT_IPC) });
+    // Nothing in flight: complete.
+    let mut st = 9;
+    ok(unsafe { aclrtQueryEventStatus(ev, &mut st) });
+    assert_eq!(st, ACL_EVENT_RECORDED_STATUS_COMPLETE);
+    let s = stream();
+    RELEASE.store(false, std::sync::atomic::Ordering::SeqCst);
+    ok(unsafe { aclrtLaunchHostFunc(s, Some(hold), null_mut()) });
+    ok(unsafe { aclrtRecordEvent(ev, s) });
+    ok(unsafe { aclrtIpcGetEventHandle(ev, &mut h) });
+    let hex: String = h
+        .reserved
+        .iter()
+        .take_while(|c| **c != 0)
+        .map(|c| format!("{:02x}", *c as u8))
+        .collect();
+    let mut peer = Peer::spawn("ipc-event", &hex);
+    assert_eq!(peer.line(), "pending");
+    RELEASE.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(peer.line(), "synced");
+    peer.finish();
+    ok(unsafe { aclrtSynchronizeStream(s) });
+    ok(unsafe { aclrtDestroyEvent(ev) });
+    ok(unsafe { aclrtDestroyStream(s) });
 }

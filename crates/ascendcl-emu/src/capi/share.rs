@@ -686,3 +686,52 @@ acl! {
         Ok(())
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// IPC events
+
+acl! {
+    /// `aclrtIpcGetEventHandle`: a handle (64 bytes) any process may open with
+    /// `aclrtIpcOpenEventHandle`, for an event created with `ACL_EVENT_IPC` (107000 otherwise).
+    fn aclrtIpcGetEventHandle(event: aclrtEvent, handle: *mut aclrtIpcEventHandle) {
+        if event.is_null() {
+            return fail(INVALID_PARAM, "event is NULL");
+        }
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(handle, "handle") }?;
+        let ev = state::event(super::handle(event))?;
+        let Some(sh) = ev.shared.filter(|s| s.own) else {
+            return fail(RT_PARAM_INVALID, format!("event {:#x} was not created with ACL_EVENT_IPC (0x40) in this process", ev.handle));
+        };
+        let fd = notify::arena_fd().ok_or_else(|| Fail { code: RT_INTERNAL_ERROR, msg: "no shared arena".to_string() })?;
+        let offset = notify::arena_offset(sh.base).unwrap_or(0) as u64;
+        let k = match ipc::find_own(What::Event, ev.handle as u64) {
+            Some(k) => k,
+            None => ipc::export(What::Event, fd, ev.device, 8, offset, ev.handle as u64, true)?,
+        };
+        let s = k.to_string_key();
+        let mut h = aclrtIpcEventHandle { reserved: [0; 64] };
+        for (d, b) in h.reserved.iter_mut().zip(s.bytes()) {
+            *d = b as c_char;
+        }
+        out.set(h);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtIpcOpenEventHandle`: an event of the current device that shares the exporter's
+    /// records: querying, synchronising and stream waits see records made in the other process.
+    fn aclrtIpcOpenEventHandle(handle: aclrtIpcEventHandle, event: *mut aclrtEvent) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(event, "event") }?;
+        state::current_ids()?;
+        let bytes: Vec<u8> = handle.reserved.iter().take_while(|c| **c != 0).map(|c| *c as u8).collect();
+        let k = Key::parse(&String::from_utf8_lossy(&bytes))?;
+        let imp = ipc::import(k, What::Event)?;
+        let base = notify::map_foreign_arena(k.pid, imp.fd)?;
+        let h = state::insert_opened_event(crate::event::Shared { base: base + imp.offset as usize, own: false })?;
+        out.set(as_ptr(h));
+        Ok(())
+    }
+}
