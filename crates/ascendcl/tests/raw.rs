@@ -128,8 +128,7 @@ fn a_function_the_backend_lacks_is_named() {
         "{e:?}"
     );
     assert_eq!(e.code(), Some(AclError::FEATURE_NOT_SUPPORT));
-    // SAFETY: the function takes no argument; a NULL result is not used.
-    let group = unsafe { raw::aclrtCreateGroupInfo() };
+    let group = raw::aclrtCreateGroupInfo();
     assert!(group.is_null());
     assert_eq!(sys::take_missing_symbol(), Some("aclrtCreateGroupInfo"));
     assert_eq!(sys::take_missing_symbol(), None);
