@@ -65,9 +65,18 @@ pub(crate) fn last_task() -> Option<u32> {
 /// The calling thread's id (the kernel's thread id, as the runtime reports it), asked of the
 /// kernel once per thread.
 pub(crate) fn thread_id() -> u32 {
+    #[cfg(target_os = "linux")]
     thread_local! {
         // SAFETY: gettid has no preconditions.
         static TID: u32 = unsafe { libc::gettid() as u32 };
+    }
+    // Elsewhere (macOS) a number per thread, in the order threads first ask.
+    #[cfg(not(target_os = "linux"))]
+    thread_local! {
+        static TID: u32 = {
+            static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        };
     }
     TID.try_with(|t| *t).unwrap_or(0)
 }

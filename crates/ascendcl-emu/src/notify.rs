@@ -50,7 +50,18 @@ pub(crate) fn map_shared(fd: i32, len: usize) -> R<usize> {
     Ok(p as usize)
 }
 
+/// Memory shared between processes needs `memfd_create` and `/proc` (Linux); elsewhere sharing
+/// fails with this error.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn memfd(_name: &std::ffi::CStr, _len: usize) -> std::io::Result<i32> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "memory shared between processes is emulated on Linux only (memfd and /proc)",
+    ))
+}
+
 /// A new memory file of `len` bytes (zero-filled), close-on-exec.
+#[cfg(target_os = "linux")]
 pub(crate) fn memfd(name: &std::ffi::CStr, len: usize) -> std::io::Result<i32> {
     // SAFETY: memfd_create with a NUL-terminated name; the result is checked.
     let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 const SLICE: Duration = Duration::from_millis(20);
 
 /// Sleeps while `*word == expected`, for at most `timeout` (spurious wake-ups are possible).
+#[cfg(target_os = "linux")]
 fn futex_wait(word: &AtomicU32, expected: u32, timeout: Duration) {
     let ts = libc::timespec {
         tv_sec: timeout.as_secs() as libc::time_t,
@@ -28,11 +29,24 @@ fn futex_wait(word: &AtomicU32, expected: u32, timeout: Duration) {
     };
 }
 
+/// Without futexes (macOS): a short sleep, after which the caller looks at the word again.
+#[cfg(not(target_os = "linux"))]
+fn futex_wait(word: &AtomicU32, expected: u32, timeout: Duration) {
+    if word.load(Ordering::Acquire) == expected {
+        std::thread::sleep(timeout.min(Duration::from_millis(1)));
+    }
+}
+
 /// Wakes every waiter sleeping on `word`, in any process that maps it.
+#[cfg(target_os = "linux")]
 pub(crate) fn futex_wake(word: &AtomicU32) {
     // SAFETY: FUTEX_WAKE only wakes sleepers; the word is a live aligned AtomicU32.
     unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, i32::MAX) };
 }
+
+/// Without futexes (macOS) waiters poll: nothing to wake.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn futex_wake(_word: &AtomicU32) {}
 
 /// Waits until `word` reaches `target` (wrap-around safe); false when `deadline` passed first.
 pub(crate) fn wait_at_least(word: &AtomicU32, target: u32, deadline: Option<Instant>) -> bool {
