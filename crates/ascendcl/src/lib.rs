@@ -80,6 +80,7 @@
 //! | process initialisation | [`Runtime`] (clonable; last drop finalises) | `aclInit`, `aclFinalize` |
 //! | backend (CANN / emulator) | [`BackendChoice`], [`BackendInfo`] | `aclrtGetSocName`, `aclrtGetVersion` |
 //! | device selected on a thread | [`Device`] | `aclrtSetDevice`, `aclrtResetDevice[Force]`, `aclrtSynchronizeDevice`, `aclrtGetMemInfo` |
+//! | device information and limits | [`Device::capability`], [`Device::attribute`], [`Device::utilization`], [`Device::status`], [`Device::res_limit`] | `aclGetDeviceCapability`, `aclrtGetDeviceInfo`, `aclrtGetDeviceUtilizationRate`, `aclrtQueryDeviceStatus`, `aclrt*DeviceResLimit` |
 //! | context | [`Context`], [`Context::bind`] | `aclrtCreateContext`, `aclrtDestroyContext`, `aclrtSetCurrentContext` |
 //! | stream | [`Stream`] | `aclrtCreateStreamWithConfig`, `aclrtDestroyStream[Force]`, `aclrtSynchronizeStream[WithTimeout]`, `aclrtStreamQuery`, `aclrtSetStreamFailureMode` |
 //! | event | [`Event`] | `aclrtCreateEvent[WithFlag]`, `aclrtRecordEvent`, `aclrtQueryEventStatus`, `aclrtSynchronizeEvent`, `aclrtEventElapsedTime`, `aclrtStreamWaitEvent` |
@@ -253,6 +254,7 @@ mod copy;
 mod current;
 mod deferred;
 mod device;
+mod device_info;
 mod drop_errors;
 mod error;
 mod event;
@@ -275,6 +277,10 @@ pub use copy::{
 };
 pub use current::current_context;
 pub use device::{Device, MemAttr, MemInfo};
+pub use device_info::{
+    DeviceAttr, DeviceCapability, DeviceErrorType, DeviceStatus, ErrorVerbose, PriorityRange,
+    ResourceKind, Utilization,
+};
 pub use drop_errors::{drop_errors_overflow, take_drop_errors};
 pub use error::{Error, Result, error_code, error_codes, error_name};
 pub use event::{Event, EventFlags};
