@@ -268,6 +268,7 @@ mod result;
 mod runtime;
 mod scope;
 mod stream;
+mod stream_control;
 
 pub use ascendcl_sys::AclError;
 pub use context::{Context, CurrentContext};
@@ -297,6 +298,7 @@ pub use runtime::{
 };
 pub use scope::{AsyncDest, AsyncSource, Claimed, Scope};
 pub use stream::{FailureMode, Stream, StreamFlags, StreamStatus};
+pub use stream_control::{StreamState, StreamStateCallback, StreamStateEvent, ThreadResLimits};
 
 /// The raw bindings this crate is built on: types, constants and the function table. [`raw`]
 /// calls the same functions with a checked status.
