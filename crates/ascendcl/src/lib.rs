@@ -260,6 +260,7 @@ mod error;
 mod event;
 mod host_fn;
 mod memory;
+mod notify;
 mod peer;
 pub mod raw;
 mod raw_enum;
@@ -269,6 +270,7 @@ mod runtime;
 mod scope;
 mod stream;
 mod stream_control;
+mod value;
 
 pub use ascendcl_sys::AclError;
 pub use context::{Context, CurrentContext};
@@ -290,6 +292,7 @@ pub use memory::{
     DeviceAlloc, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
     HostRegisterFlags, HostRegisterType, HostRegistration, MallocConfig, MallocFlags, MallocPolicy,
 };
+pub use notify::Notify;
 pub use peer::PeerAccess;
 pub use release::{ReleaseError, ReleaseResult};
 pub use runtime::{
@@ -299,6 +302,7 @@ pub use runtime::{
 pub use scope::{AsyncDest, AsyncSource, Claimed, Scope};
 pub use stream::{FailureMode, Stream, StreamFlags, StreamStatus};
 pub use stream_control::{StreamState, StreamStateCallback, StreamStateEvent, ThreadResLimits};
+pub use value::{DeviceWord, ValueCompare};
 
 /// The raw bindings this crate is built on: types, constants and the function table. [`raw`]
 /// calls the same functions with a checked status.
