@@ -91,7 +91,10 @@
 //! | peer copies | [`PeerAccess`] | `aclrtDeviceCanAccessPeer`, `aclrtDeviceEnablePeerAccess`, `aclrtMemcpy` |
 //! | asynchronous copies | [`Stream::scope`], [`Scope`] | `aclrtMemcpyAsync`, `aclrtMemsetAsync`, `aclrtMemcpy2dAsync` |
 //! | host functions | [`Stream::launch_host_fn`], [`ReportSubscription`] | `aclrtLaunchHostFunc`, `aclrtSubscribeReport`, `aclrtLaunchCallback`, `aclrtProcessReport` |
-//! | errors | [`Error`], [`AclError`], [`ReleaseError`] | `aclGetRecentErrMsg` |
+//! | errors | [`Error`], [`AclError`], [`ReleaseError`], [`last_error`], [`peek_last_error`] | `aclGetRecentErrMsg`, `aclrtGetLastError`, `aclrtPeekAtLastError` |
+//! | failed device tasks | [`ExceptionCallback`], [`ExceptionInfo`] | `aclrtSetExceptionInfoCallback`, `aclrtGet*FromExceptionInfo` |
+//! | stream control | [`Stream::id`], [`Stream::stop`], [`Stream::abort`], [`StreamStateCallback`] | `aclrtStreamGetId`, `aclrtStreamStop`, `aclrtStreamAbort`, `aclrtRegStreamStateCallback` |
+//! | value writes, waits, notifies | [`Scope::write_value`], [`Scope::wait_value`], [`DeviceWord`], [`Notify`] | `aclrtValueWrite`, `aclrtValueWait`, `aclrt*Notify` |
 //! | every C function, checked | [`raw`] | all of `acl/acl_rt.h` |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
@@ -258,6 +261,7 @@ mod device_info;
 mod drop_errors;
 mod error;
 mod event;
+mod exception;
 mod host_fn;
 mod memory;
 mod notify;
@@ -287,6 +291,7 @@ pub use device_info::{
 pub use drop_errors::{drop_errors_overflow, take_drop_errors};
 pub use error::{Error, Result, error_code, error_codes, error_name};
 pub use event::{Event, EventFlags};
+pub use exception::{ExceptionCallback, ExceptionInfo, last_error, peek_last_error};
 pub use host_fn::{CallbackBlock, HostFnHandle, ReportSubscription};
 pub use memory::{
     DeviceAlloc, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
