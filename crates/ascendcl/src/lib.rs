@@ -92,6 +92,7 @@
 //! | asynchronous copies | [`Stream::scope`], [`Scope`] | `aclrtMemcpyAsync`, `aclrtMemsetAsync`, `aclrtMemcpy2dAsync` |
 //! | host functions | [`Stream::launch_host_fn`], [`ReportSubscription`] | `aclrtLaunchHostFunc`, `aclrtSubscribeReport`, `aclrtLaunchCallback`, `aclrtProcessReport` |
 //! | errors | [`Error`], [`AclError`], [`ReleaseError`], [`last_error`], [`peek_last_error`] | `aclGetRecentErrMsg`, `aclrtGetLastError`, `aclrtPeekAtLastError` |
+//! | built-in tasks | [`Scope::reduce`] ([`ReduceKind`]), [`Scope::random`] ([`Distribution`], [`RandomState`]) | `aclrtReduceAsync`, `aclrtRandomNumAsync` |
 //! | failed device tasks | [`ExceptionCallback`], [`ExceptionInfo`] | `aclrtSetExceptionInfoCallback`, `aclrtGet*FromExceptionInfo` |
 //! | stream control | [`Stream::id`], [`Stream::stop`], [`Stream::abort`], [`StreamStateCallback`] | `aclrtStreamGetId`, `aclrtStreamStop`, `aclrtStreamAbort`, `aclrtRegStreamStateCallback` |
 //! | value writes, waits, notifies | [`Scope::write_value`], [`Scope::wait_value`], [`DeviceWord`], [`Notify`] | `aclrtValueWrite`, `aclrtValueWait`, `aclrt*Notify` |
@@ -252,6 +253,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod builtin;
 mod context;
 mod copy;
 mod current;
@@ -277,6 +279,7 @@ mod stream_control;
 mod value;
 
 pub use ascendcl_sys::AclError;
+pub use builtin::{Distribution, RandomElem, RandomFloat, RandomState, ReduceElem, ReduceKind};
 pub use context::{Context, CurrentContext};
 pub use copy::{
     Copy2d, CopyDest, CopySource, MemcpyKind, MemoryLocation, PointerAttributes, PointerLocation,
