@@ -84,6 +84,17 @@ raw_enum! {
 }
 
 raw_enum! {
+    /// A runtime feature of [`Device::supports`] (`aclrtDevFeatureType`).
+    pub enum DeviceFeature: sys::aclrtDevFeatureType {
+        /// `ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV`: updating AI Core / vector tasks of
+        /// captured models from the task scheduler.
+        TaskUpdateAicAiv = sys::ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV,
+        /// `ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV`: memory-queue events across devices.
+        MemqEventCrossDevice = sys::ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV,
+    }
+}
+
+raw_enum! {
     /// A device's health ([`Device::status`], `aclrtDeviceStatus`).
     pub enum DeviceStatus: sys::aclrtDeviceStatus {
         /// `ACL_RT_DEVICE_STATUS_NORMAL`
@@ -187,6 +198,14 @@ impl Device {
         // SAFETY: a valid out-pointer; the other arguments are plain values.
         unsafe { raw::aclGetDeviceCapability(self.id_u32(), what.into(), &mut v) }?;
         Ok(v)
+    }
+
+    /// Whether the device supports a runtime feature (`aclrtGetDeviceCapability`).
+    pub fn supports(&self, feature: DeviceFeature) -> Result<bool> {
+        let mut v = 0i32;
+        // SAFETY: a valid out-pointer; the other arguments are plain values.
+        unsafe { raw::aclrtGetDeviceCapability(self.id(), feature.into(), &mut v) }?;
+        Ok(v == sys::ACL_DEV_FEATURE_SUPPORT as i32)
     }
 
     /// An attribute of the device (`aclrtGetDeviceInfo`).

@@ -153,3 +153,13 @@ pub fn peek_last_error() -> Option<AclError> {
     let e = raw::aclrtPeekAtLastError(sys::ACL_RT_THREAD_LEVEL);
     (e != AclError::SUCCESS).then_some(e)
 }
+
+/// The id of the last task the calling thread launched on a created stream
+/// (`aclrtGetThreadLastTaskId`), as [`ExceptionInfo::task_id`] names a failed one. An error
+/// when the thread has launched none.
+pub fn last_task_id() -> Result<u32> {
+    let mut id = 0u32;
+    // SAFETY: a valid out-pointer.
+    unsafe { raw::aclrtGetThreadLastTaskId(&mut id) }?;
+    Ok(id)
+}

@@ -288,13 +288,13 @@ pub use copy::{
 pub use current::current_context;
 pub use device::{Device, MemAttr, MemInfo};
 pub use device_info::{
-    DeviceAttr, DeviceCapability, DeviceErrorType, DeviceStatus, ErrorVerbose, PriorityRange,
-    ResourceKind, Utilization,
+    DeviceAttr, DeviceCapability, DeviceErrorType, DeviceFeature, DeviceStatus, ErrorVerbose,
+    PriorityRange, ResourceKind, Utilization,
 };
 pub use drop_errors::{drop_errors_overflow, take_drop_errors};
 pub use error::{Error, Result, error_code, error_codes, error_name};
 pub use event::{Event, EventFlags};
-pub use exception::{ExceptionCallback, ExceptionInfo, last_error, peek_last_error};
+pub use exception::{ExceptionCallback, ExceptionInfo, last_error, last_task_id, peek_last_error};
 pub use host_fn::{CallbackBlock, HostFnHandle, ReportSubscription};
 pub use memory::{
     DeviceAlloc, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,

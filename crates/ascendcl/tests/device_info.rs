@@ -4,7 +4,8 @@
 mod common;
 
 use ascendcl::{
-    DeviceAttr, DeviceCapability, DeviceErrorType, DeviceStatus, ResourceKind, StreamFlags,
+    DeviceAttr, DeviceCapability, DeviceErrorType, DeviceFeature, DeviceStatus, ResourceKind,
+    StreamFlags,
 };
 use common::*;
 use std::sync::{Mutex, MutexGuard};
@@ -32,6 +33,12 @@ fn capabilities_agree_with_attributes() {
         d.attribute(DeviceAttr::L2CacheSize).unwrap()
     );
     assert_eq!(d.attribute(DeviceAttr::IsVirtual).unwrap(), 0);
+    for &f in DeviceFeature::ALL {
+        let supported = d.supports(f).unwrap();
+        if emulator_active() {
+            assert!(!supported, "the emulator supports no optional feature");
+        }
+    }
     if needs_emulator("capabilities_agree_with_attributes", "SoC table") {
         // The emulator's default SoC, Ascend910B2.
         assert_eq!(cores, 24);

@@ -22,16 +22,24 @@ fn a_failed_task_reaches_the_exception_closure() {
 
     // A wait on a notify nobody records fails when its timeout expires.
     let n = Notify::new(&d).unwrap();
+    let mut task = None;
     let e = s
-        .scope(|sc| sc.wait_notify(&n, Some(Duration::from_secs(1))))
+        .scope(|sc| {
+            sc.wait_notify(&n, Some(Duration::from_secs(1)))?;
+            task = Some(ascendcl::last_task_id()?);
+            Ok(())
+        })
         .unwrap_err();
+    let task = task.expect("the wait was enqueued");
     assert_eq!(e.code(), Some(AclError::TASK_TIMEOUT), "{e}");
     let sid = u32::try_from(s.id().unwrap()).unwrap();
     let got = seen.lock().unwrap().clone();
     assert!(
-        got.iter()
-            .any(|i| i.stream_id == sid && i.device_id == 0 && i.error == AclError::TASK_TIMEOUT),
-        "{got:?} lacks the failed wait of stream {sid}"
+        got.iter().any(|i| i.task_id == task
+            && i.stream_id == sid
+            && i.device_id == 0
+            && i.error == AclError::TASK_TIMEOUT),
+        "{got:?} lacks the failed wait {task} of stream {sid}"
     );
     cb.unregister().unwrap();
 
