@@ -11,7 +11,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-/// The tests that change device-wide limits or watch every stream run one at a time.
+/// Every test here runs alone: some change device-wide limits, and the state-callback tests see
+/// every stream the process creates (a destroyed stream's handle may be reused by the next).
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> MutexGuard<'static, ()> {
@@ -20,6 +21,7 @@ fn serial() -> MutexGuard<'static, ()> {
 
 #[test]
 fn ids_are_distinct_and_capacity_is_reported() {
+    let _g = serial();
     let r = rt();
     let d = r.device(0).unwrap();
     let (a, b) = (d.create_stream().unwrap(), d.create_stream().unwrap());
@@ -38,6 +40,7 @@ fn ids_are_distinct_and_capacity_is_reported() {
 
 #[test]
 fn stop_holds_the_queue_and_abort_discards_it() {
+    let _g = serial();
     let r = rt();
     let d = r.device(0).unwrap();
     let s = d.create_stream().unwrap();
@@ -140,6 +143,16 @@ fn state_callbacks_see_creation_and_destruction() {
         .map(|e| e.state)
         .collect();
     assert_eq!(mine, [StreamState::Created, StreamState::Destroying]);
+    let other = d.create_stream().unwrap();
+    let states: Vec<StreamState> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|e| e.is_for(&other))
+        .map(|e| e.state)
+        .collect();
+    assert_eq!(states.last(), Some(&StreamState::Created));
+    drop(other);
     cb.unregister().unwrap();
     // Nothing more is reported.
     let before = seen.lock().unwrap().len();

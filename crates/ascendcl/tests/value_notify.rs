@@ -40,6 +40,7 @@ fn a_wait_holds_its_stream_until_the_condition_holds() {
     let (waiter, writer) = (d.create_stream().unwrap(), d.create_stream().unwrap());
     let word = DeviceWord::new(&d, 9).unwrap();
     assert_eq!(word.get().unwrap(), 9);
+    assert_eq!(word.device_id(), 0);
     for (compare, value, release) in [
         (ValueCompare::Geq, 10, 10),
         (ValueCompare::Eq, 123, 123),
