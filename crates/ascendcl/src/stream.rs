@@ -174,6 +174,7 @@ impl Owner {
 /// | [`Stream::record_event`] | `aclrtRecordEvent` |
 /// | [`Stream::launch_host_fn`] | `aclrtLaunchHostFunc` |
 /// | [`Stream::id`], [`Stream::stop`], [`Stream::abort`] | `aclrtStreamGetId`, `aclrtStreamStop`, `aclrtStreamAbort` |
+/// | [`Stream::failure_mode`], [`Stream::user_tag`], [`Stream::set_user_tag`], ... | `aclrtGetStreamAttribute`, `aclrtSetStreamAttribute` |
 /// | [`Stream::res_limit`], [`Stream::set_res_limit`], [`Stream::reset_res_limits`], [`Stream::use_res_limits`] | `aclrt{Get,Set,Reset}StreamResLimit`, `aclrt{Use,Unuse}StreamResInCurrentThread` |
 /// | [`Stream::scope`] | `aclrtMemcpyAsync`, `aclrtMemsetAsync`, `aclrtMemcpy2dAsync` |
 #[derive(Debug, Clone)]

@@ -1,4 +1,5 @@
-//! Stream control: ids, stop and abort, per-stream compute-resource limits, capacity queries,
+//! Stream control: ids, attributes, stop and abort, per-stream compute-resource limits, capacity
+//! queries,
 //! and process-wide stream-state callbacks as Rust closures ([`StreamStateCallback`]).
 
 use crate::device::Device;
@@ -8,7 +9,7 @@ use crate::host_fn;
 use crate::raw;
 use crate::raw_enum::raw_enum;
 use crate::release::{ReleaseError, ReleaseResult};
-use crate::stream::Stream;
+use crate::stream::{FailureMode, Stream};
 use ascendcl_sys as sys;
 use std::ffi::{CString, c_void};
 use std::marker::PhantomData;
@@ -50,6 +51,77 @@ impl Stream {
         unsafe { raw::aclrtStreamAbort(self.as_raw()) }?;
         host_fn::discard_pending(self.shared().take_pending());
         Ok(())
+    }
+
+    fn attribute(&self, attr: sys::aclrtStreamAttr) -> Result<sys::aclrtStreamAttrValue> {
+        self.make_current()?;
+        let mut v = sys::aclrtStreamAttrValue::default();
+        // SAFETY: the stream is live while `self` is; a valid out-pointer.
+        unsafe { raw::aclrtGetStreamAttribute(self.as_raw(), attr, &mut v) }?;
+        Ok(v)
+    }
+
+    fn set_attribute(
+        &self,
+        attr: sys::aclrtStreamAttr,
+        mut v: sys::aclrtStreamAttrValue,
+    ) -> Result<()> {
+        self.make_current()?;
+        // SAFETY: the stream is live while `self` is; the value is read during the call.
+        unsafe { raw::aclrtSetStreamAttribute(self.as_raw(), attr, &mut v) }
+    }
+
+    /// What the stream does after a failed task (`aclrtGetStreamAttribute`,
+    /// `ACL_STREAM_ATTR_FAILURE_MODE`); set with
+    /// [`Stream::set_failure_mode`](crate::Stream::set_failure_mode).
+    pub fn failure_mode(&self) -> Result<FailureMode> {
+        let v = self.attribute(sys::ACL_STREAM_ATTR_FAILURE_MODE)?;
+        // SAFETY: every member of the union is plain integers; the runtime wrote this one.
+        FailureMode::try_from(unsafe { v.failureMode })
+    }
+
+    /// Whether the stream checks float overflow (`ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK`).
+    pub fn float_overflow_check(&self) -> Result<bool> {
+        let v = self.attribute(sys::ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK)?;
+        // SAFETY: as above.
+        Ok(unsafe { v.overflowSwitch } != 0)
+    }
+
+    /// Switches the float-overflow check (`aclrtSetStreamAttribute`,
+    /// `ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK`).
+    pub fn set_float_overflow_check(&self, on: bool) -> Result<()> {
+        let v = sys::aclrtStreamAttrValue {
+            overflowSwitch: u32::from(on),
+        };
+        self.set_attribute(sys::ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK, v)
+    }
+
+    /// Whether the stream caches operator information (`ACL_STREAM_ATTR_CACHE_OP_INFO`).
+    pub fn cache_op_info(&self) -> Result<bool> {
+        let v = self.attribute(sys::ACL_STREAM_ATTR_CACHE_OP_INFO)?;
+        // SAFETY: as above.
+        Ok(unsafe { v.cacheOpInfoSwitch } != 0)
+    }
+
+    /// Switches the caching of operator information (`ACL_STREAM_ATTR_CACHE_OP_INFO`).
+    pub fn set_cache_op_info(&self, on: bool) -> Result<()> {
+        let v = sys::aclrtStreamAttrValue {
+            cacheOpInfoSwitch: u32::from(on),
+        };
+        self.set_attribute(sys::ACL_STREAM_ATTR_CACHE_OP_INFO, v)
+    }
+
+    /// The user's tag on the stream (`ACL_STREAM_ATTR_USER_CUSTOM_TAG`; 0 until set).
+    pub fn user_tag(&self) -> Result<u32> {
+        let v = self.attribute(sys::ACL_STREAM_ATTR_USER_CUSTOM_TAG)?;
+        // SAFETY: as above.
+        Ok(unsafe { v.userCustomTag })
+    }
+
+    /// Tags the stream (`ACL_STREAM_ATTR_USER_CUSTOM_TAG`).
+    pub fn set_user_tag(&self, tag: u32) -> Result<()> {
+        let v = sys::aclrtStreamAttrValue { userCustomTag: tag };
+        self.set_attribute(sys::ACL_STREAM_ATTR_USER_CUSTOM_TAG, v)
     }
 
     /// The limit on one kind of compute resource for work on this stream

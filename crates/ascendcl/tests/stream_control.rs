@@ -4,7 +4,8 @@
 mod common;
 
 use ascendcl::{
-    Error, HostBuffer, ResourceKind, StreamState, StreamStateCallback, StreamStateEvent,
+    Error, FailureMode, HostBuffer, ResourceKind, StreamState, StreamStateCallback,
+    StreamStateEvent,
 };
 use common::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -183,4 +184,26 @@ fn a_panicking_state_callback_is_caught_and_reported() {
     }));
     drop(d.create_stream().unwrap());
     assert_eq!(n.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn attributes_are_typed() {
+    let _g = serial();
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let s = d.create_stream().unwrap();
+    assert_eq!(s.failure_mode().unwrap(), FailureMode::Continue);
+    assert!(!s.float_overflow_check().unwrap());
+    s.set_float_overflow_check(true).unwrap();
+    assert!(s.float_overflow_check().unwrap());
+    assert!(!s.cache_op_info().unwrap());
+    s.set_cache_op_info(true).unwrap();
+    assert!(s.cache_op_info().unwrap());
+    s.set_cache_op_info(false).unwrap();
+    assert!(!s.cache_op_info().unwrap());
+    assert_eq!(s.user_tag().unwrap(), 0);
+    s.set_user_tag(0xabc).unwrap();
+    assert_eq!(s.user_tag().unwrap(), 0xabc);
+    s.set_failure_mode(FailureMode::Stop).unwrap();
+    assert_eq!(s.failure_mode().unwrap(), FailureMode::Stop);
 }
