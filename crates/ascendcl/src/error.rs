@@ -74,10 +74,22 @@ pub enum Error {
         message: String,
     },
     /// A host function never ran: its stream was destroyed with
-    /// [`Stream::destroy_force`](crate::Stream::destroy_force) before reaching it, and the
-    /// closure was dropped instead. Reported by its [`HostFnHandle`](crate::HostFnHandle).
-    #[error("a host function was discarded: its stream was force-destroyed before it ran")]
+    /// [`Stream::destroy_force`](crate::Stream::destroy_force) or aborted with
+    /// [`Stream::abort`](crate::Stream::abort) before reaching it, and the closure was dropped
+    /// instead. Reported by its [`HostFnHandle`](crate::HostFnHandle).
+    #[error(
+        "a host function was discarded: its stream was force-destroyed or aborted before it ran"
+    )]
     HostFnDiscarded,
+    /// A closure registered as a runtime callback (a stream-state or exception callback)
+    /// panicked; the panic was caught at the FFI boundary and is reported here.
+    #[error("a {what} panicked: {message}")]
+    CallbackPanicked {
+        /// Which kind of callback.
+        what: &'static str,
+        /// The panic payload, when it was a string.
+        message: String,
+    },
     /// A release that needs the only handle on a resource was asked of one that other handles
     /// share (for example [`Device::reset_force`](crate::Device::reset_force) while a buffer
     /// holds the device). Nothing was released.

@@ -80,6 +80,7 @@
 //! | process initialisation | [`Runtime`] (clonable; last drop finalises) | `aclInit`, `aclFinalize` |
 //! | backend (CANN / emulator) | [`BackendChoice`], [`BackendInfo`] | `aclrtGetSocName`, `aclrtGetVersion` |
 //! | device selected on a thread | [`Device`] | `aclrtSetDevice`, `aclrtResetDevice[Force]`, `aclrtSynchronizeDevice`, `aclrtGetMemInfo` |
+//! | device information and limits | [`Device::capability`], [`Device::attribute`], [`Device::utilization`], [`Device::status`], [`Device::res_limit`] | `aclGetDeviceCapability`, `aclrtGetDeviceInfo`, `aclrtGetDeviceUtilizationRate`, `aclrtQueryDeviceStatus`, `aclrt*DeviceResLimit` |
 //! | context | [`Context`], [`Context::bind`] | `aclrtCreateContext`, `aclrtDestroyContext`, `aclrtSetCurrentContext` |
 //! | stream | [`Stream`] | `aclrtCreateStreamWithConfig`, `aclrtDestroyStream[Force]`, `aclrtSynchronizeStream[WithTimeout]`, `aclrtStreamQuery`, `aclrtSetStreamFailureMode` |
 //! | event | [`Event`] | `aclrtCreateEvent[WithFlag]`, `aclrtRecordEvent`, `aclrtQueryEventStatus`, `aclrtSynchronizeEvent`, `aclrtEventElapsedTime`, `aclrtStreamWaitEvent` |
@@ -90,7 +91,11 @@
 //! | peer copies | [`PeerAccess`] | `aclrtDeviceCanAccessPeer`, `aclrtDeviceEnablePeerAccess`, `aclrtMemcpy` |
 //! | asynchronous copies | [`Stream::scope`], [`Scope`] | `aclrtMemcpyAsync`, `aclrtMemsetAsync`, `aclrtMemcpy2dAsync` |
 //! | host functions | [`Stream::launch_host_fn`], [`ReportSubscription`] | `aclrtLaunchHostFunc`, `aclrtSubscribeReport`, `aclrtLaunchCallback`, `aclrtProcessReport` |
-//! | errors | [`Error`], [`AclError`], [`ReleaseError`] | `aclGetRecentErrMsg` |
+//! | errors | [`Error`], [`AclError`], [`ReleaseError`], [`last_error`], [`peek_last_error`] | `aclGetRecentErrMsg`, `aclrtGetLastError`, `aclrtPeekAtLastError` |
+//! | built-in tasks | [`Scope::reduce`] ([`ReduceKind`]), [`Scope::random`] ([`Distribution`], [`RandomState`]) | `aclrtReduceAsync`, `aclrtRandomNumAsync` |
+//! | failed device tasks | [`ExceptionCallback`], [`ExceptionInfo`] | `aclrtSetExceptionInfoCallback`, `aclrtGet*FromExceptionInfo` |
+//! | stream control | [`Stream::id`], [`Stream::stop`], [`Stream::abort`], [`StreamStateCallback`] | `aclrtStreamGetId`, `aclrtStreamStop`, `aclrtStreamAbort`, `aclrtRegStreamStateCallback` |
+//! | value writes, waits, notifies | [`Scope::write_value`], [`Scope::wait_value`], [`DeviceWord`], [`Notify`] | `aclrtValueWrite`, `aclrtValueWait`, `aclrt*Notify` |
 //! | every C function, checked | [`raw`] | all of `acl/acl_rt.h` |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
@@ -248,16 +253,20 @@
 //! ```
 #![warn(missing_docs)]
 
+mod builtin;
 mod context;
 mod copy;
 mod current;
 mod deferred;
 mod device;
+mod device_info;
 mod drop_errors;
 mod error;
 mod event;
+mod exception;
 mod host_fn;
 mod memory;
+mod notify;
 mod peer;
 pub mod raw;
 mod raw_enum;
@@ -266,8 +275,11 @@ mod result;
 mod runtime;
 mod scope;
 mod stream;
+mod stream_control;
+mod value;
 
 pub use ascendcl_sys::AclError;
+pub use builtin::{Distribution, RandomElem, RandomFloat, RandomState, ReduceElem, ReduceKind};
 pub use context::{Context, CurrentContext};
 pub use copy::{
     Copy2d, CopyDest, CopySource, MemcpyKind, MemoryLocation, PointerAttributes, PointerLocation,
@@ -275,14 +287,20 @@ pub use copy::{
 };
 pub use current::current_context;
 pub use device::{Device, MemAttr, MemInfo};
+pub use device_info::{
+    DeviceAttr, DeviceCapability, DeviceErrorType, DeviceFeature, DeviceStatus, ErrorVerbose,
+    PriorityRange, ResourceKind, Utilization,
+};
 pub use drop_errors::{drop_errors_overflow, take_drop_errors};
 pub use error::{Error, Result, error_code, error_codes, error_name};
 pub use event::{Event, EventFlags};
+pub use exception::{ExceptionCallback, ExceptionInfo, last_error, last_task_id, peek_last_error};
 pub use host_fn::{CallbackBlock, HostFnHandle, ReportSubscription};
 pub use memory::{
     DeviceAlloc, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
     HostRegisterFlags, HostRegisterType, HostRegistration, MallocConfig, MallocFlags, MallocPolicy,
 };
+pub use notify::Notify;
 pub use peer::PeerAccess;
 pub use release::{ReleaseError, ReleaseResult};
 pub use runtime::{
@@ -291,6 +309,8 @@ pub use runtime::{
 };
 pub use scope::{AsyncDest, AsyncSource, Claimed, Scope};
 pub use stream::{FailureMode, Stream, StreamFlags, StreamStatus};
+pub use stream_control::{StreamState, StreamStateCallback, StreamStateEvent, ThreadResLimits};
+pub use value::{DeviceWord, ValueCompare};
 
 /// The raw bindings this crate is built on: types, constants and the function table. [`raw`]
 /// calls the same functions with a checked status.

@@ -92,7 +92,7 @@ impl StreamShared {
         v.push(p);
     }
 
-    fn take_pending(&self) -> Vec<Weak<host_fn::Payload>> {
+    pub(crate) fn take_pending(&self) -> Vec<Weak<host_fn::Payload>> {
         std::mem::take(&mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
@@ -173,6 +173,9 @@ impl Owner {
 /// | [`Stream::wait_event`] | `aclrtStreamWaitEvent` |
 /// | [`Stream::record_event`] | `aclrtRecordEvent` |
 /// | [`Stream::launch_host_fn`] | `aclrtLaunchHostFunc` |
+/// | [`Stream::id`], [`Stream::stop`], [`Stream::abort`] | `aclrtStreamGetId`, `aclrtStreamStop`, `aclrtStreamAbort` |
+/// | [`Stream::failure_mode`], [`Stream::user_tag`], [`Stream::set_user_tag`], ... | `aclrtGetStreamAttribute`, `aclrtSetStreamAttribute` |
+/// | [`Stream::res_limit`], [`Stream::set_res_limit`], [`Stream::reset_res_limits`], [`Stream::use_res_limits`] | `aclrt{Get,Set,Reset}StreamResLimit`, `aclrt{Use,Unuse}StreamResInCurrentThread` |
 /// | [`Stream::scope`] | `aclrtMemcpyAsync`, `aclrtMemsetAsync`, `aclrtMemcpy2dAsync` |
 #[derive(Debug, Clone)]
 pub struct Stream {

@@ -229,8 +229,8 @@ fn function_names(root: &Path) -> Result<BTreeSet<String>, String> {
 }
 
 /// The functions of the bindings that the safe crate's sources reach through the table: every
-/// field access `.aclX` whose name is a function (`api().aclX`, `(api.aclX)(...)`), outside
-/// `#[cfg(test)]` modules.
+/// field access `.aclX` whose name is a function (`api().aclX`, `(api.aclX)(...)`) and every
+/// path `raw::aclX` (the checked layer), outside `#[cfg(test)]` modules.
 fn called_functions(root: &Path, names: &BTreeSet<String>) -> Result<BTreeSet<String>, String> {
     struct Calls<'a> {
         names: &'a BTreeSet<String>,
@@ -245,6 +245,21 @@ fn called_functions(root: &Path, names: &BTreeSet<String>) -> Result<BTreeSet<St
                 }
             }
             syn::visit::visit_expr_field(self, e);
+        }
+        fn visit_expr_path(&mut self, e: &'ast syn::ExprPath) {
+            let segments: Vec<String> = e
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            if let [.., module, name] = segments.as_slice()
+                && module == "raw"
+                && self.names.contains(name)
+            {
+                self.found.insert(name.clone());
+            }
+            syn::visit::visit_expr_path(self, e);
         }
         fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
             let test_only = m.attrs.iter().any(|a| {
