@@ -282,7 +282,7 @@ impl ReportSubscription {
         // `pthread_t` is a `u64` on Linux and a `usize` on macOS; the runtime takes a `u64`.
         #[allow(clippy::unnecessary_cast)]
         let thread_id = thread.as_pthread_t() as u64;
-        // SAFETY: the stream is live while borrowed by the subscription.
+        // SAFETY: the stream is live: the caller lends a handle on it.
         if let Err(e) = unsafe { result::report::subscribe(thread_id, stream.as_raw()) } {
             let _ = go_tx.send(false);
             let _ = thread.join();
@@ -343,7 +343,7 @@ impl ReportSubscription {
             })
         });
         let _ = self.stream.make_current();
-        // SAFETY: the stream is live while borrowed.
+        // SAFETY: the stream is live: the subscription holds a handle on it.
         let unsub = unsafe { result::report::unsubscribe(self.thread_id, self.stream.as_raw()) };
         synced.and(joined).and(unsub)
     }
