@@ -28,6 +28,7 @@ fn isolated() {
     host_registration_error_path_unregisters();
     failed_releases_give_the_handle_back();
     remembered_contexts_are_not_trusted_after_a_destruction_elsewhere();
+    the_last_handle_resets_the_device();
     clear_faults();
     assert!(leak_report().is_clean(), "{}", leak_report());
 }
@@ -478,4 +479,33 @@ fn remembered_contexts_are_not_trusted_after_a_destruction_elsewhere() {
         sync_on_thread().unwrap();
         drop(ask_tx);
     });
+}
+
+/// A device is reset when its last handle goes, whichever kind of handle that is, and on
+/// whichever thread; the runtime stays initialised until then.
+fn the_last_handle_resets_the_device() {
+    let r = rt();
+    let d = r.device(1).unwrap();
+    let again = r.device(1).unwrap();
+    assert_eq!(
+        ascendcl_emu::device_refs(1),
+        1,
+        "one aclrtSetDevice per open id"
+    );
+    let buf = d.alloc_zeros::<u8>(8).unwrap();
+    let stream = d.create_stream().unwrap();
+    drop((d, again));
+    assert_eq!(
+        ascendcl_emu::device_refs(1),
+        1,
+        "the buffer and stream hold it"
+    );
+    drop(buf);
+    assert_eq!(ascendcl_emu::device_refs(1), 1, "the stream holds it");
+    r.finalize().unwrap();
+    assert_eq!(Runtime::handle_count(), 1, "the device holds the runtime");
+    std::thread::spawn(move || drop(stream)).join().unwrap();
+    assert_eq!(ascendcl_emu::device_refs(1), 0);
+    assert_eq!(Runtime::handle_count(), 0, "finalised with the device");
+    assert!(ascendcl::take_drop_errors().is_empty());
 }
