@@ -46,7 +46,7 @@ pub trait Collectives<'scope> {
 
     /// `HcclReduce`: `recv` of rank `root` gets `op` over every rank's `send`;
     /// `send.len() == recv.len()` (other ranks' `recv` is left alone by HCCL's contract).
-    fn reduce<S, D>(
+    fn reduce_to_root<S, D>(
         &self,
         comm: &'scope Comm,
         send: S,
@@ -302,7 +302,7 @@ impl<'scope, 'env> Collectives<'scope> for Scope<'scope, 'env> {
         })
     }
 
-    fn reduce<S, D>(
+    fn reduce_to_root<S, D>(
         &self,
         comm: &'scope Comm,
         send: S,

@@ -134,7 +134,7 @@ fn broadcast_reduce_and_gathers_match_the_host() {
         let mut sc = dev.alloc_zeros::<f32>(LEN)?;
         hccl::scope(&stream, |s| {
             s.broadcast(&comm, &mut bcast, root)?;
-            s.reduce(&comm, &send, &mut reduce, ReduceOp::Max, root)?;
+            s.reduce_to_root(&comm, &send, &mut reduce, ReduceOp::Max, root)?;
             s.reduce_scatter(&comm, &big, &mut rs, ReduceOp::Sum)?;
             s.all_gather(&comm, &send, &mut ag)?;
             s.all_to_all(&comm, &big, &mut a2a)?;
