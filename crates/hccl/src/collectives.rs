@@ -159,7 +159,34 @@ struct Call<'a> {
     comm: &'a Comm,
 }
 
-impl Call<'_> {
+impl<'a> Call<'a> {
+    /// A call of `api` on `comm`, from a scope whose stream is on `scope_device`: the stream must
+    /// be on the communicator's device.
+    fn new(api: &'static str, comm: &'a Comm, scope_device: i32) -> Result<Self> {
+        let c = Call { api, comm };
+        c.stream(scope_device)?;
+        Ok(c)
+    }
+
+    /// `whole` must hold `part` times the communicator's size elements.
+    fn size_times(&self, whole: (&str, usize), part: (&str, usize)) -> Result<()> {
+        let n = self.comm.size();
+        if part.1.checked_mul(n as usize) != Some(whole.1) {
+            return Err(self.arg(format!(
+                "{} has {} elements; it must be {}'s {} times the size {n}",
+                whole.0, whole.1, part.0, part.1
+            )));
+        }
+        Ok(())
+    }
+
+    /// The HCCL table, with the scope's stream's context made current for the call.
+    fn ready(&self, scope: &Scope<'_, '_>) -> Result<&'static hccl_sys::HcclApi> {
+        let api = backend::api()?;
+        scope.stream().make_current()?;
+        Ok(api)
+    }
+
     fn arg(&self, reason: impl Into<std::borrow::Cow<'static, str>>) -> Error {
         Error::argument(self.api, reason)
     }
@@ -215,11 +242,7 @@ impl<'scope, 'env> Collectives<'scope> for Scope<'scope, 'env> {
         S::Elem: Element,
         D: AsyncDest<'scope, Elem = S::Elem>,
     {
-        let c = Call {
-            api: "HcclAllReduce",
-            comm,
-        };
-        c.stream(self.device_id())?;
+        let c = Call::new("HcclAllReduce", comm, self.device_id())?;
         let (s, r) = (send.region(), recv.region());
         let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
         if s.len() != r.len() {
@@ -229,8 +252,7 @@ impl<'scope, 'env> Collectives<'scope> for Scope<'scope, 'env> {
                 r.len()
             )));
         }
-        let api = backend::api()?;
-        self.stream().make_current()?;
+        let api = c.ready(self)?;
         // SAFETY: both regions are borrowed for 'scope, the scope waits for the stream before
         // 'scope ends; the communicator is borrowed for 'scope too.
         check(c.api, unsafe {
@@ -251,15 +273,10 @@ impl<'scope, 'env> Collectives<'scope> for Scope<'scope, 'env> {
         D: AsyncDest<'scope>,
         D::Elem: Element,
     {
-        let c = Call {
-            api: "HcclAllReduce",
-            comm,
-        };
-        c.stream(self.device_id())?;
+        let c = Call::new("HcclAllReduce", comm, self.device_id())?;
         let b = buf.region();
         let p = c.buffer("", &b)?;
-        let api = backend::api()?;
-        self.stream().make_current()?;
+        let api = c.ready(self)?;
         // SAFETY: as for `all_reduce`; input and output are one exclusively borrowed region.
         check(c.api, unsafe {
             (api.HcclAllReduce)(
@@ -279,16 +296,11 @@ impl<'scope, 'env> Collectives<'scope> for Scope<'scope, 'env> {
         D: AsyncDest<'scope>,
         D::Elem: Element,
     {
-        let c = Call {
-            api: "HcclBroadcast",
-            comm,
-        };
-        c.stream(self.device_id())?;
+        let c = Call::new("HcclBroadcast", comm, self.device_id())?;
         c.rank("root", root)?;
         let b = buf.region();
         let p = c.buffer("", &b)?;
-        let api = backend::api()?;
-        self.stream().make_current()?;
+        let api = c.ready(self)?;
         // SAFETY: as for `all_reduce`.
         check(c.api, unsafe {
             (api.HcclBroadcast)(
@@ -315,11 +327,7 @@ impl<'scope, 'env> Collectives<'scope> for Scope<'scope, 'env> {
         S::Elem: Element,
         D: AsyncDest<'scope, Elem = S::Elem>,
     {
-        let c = Call {
-            api: "HcclReduce",
-            comm,
-        };
-        c.stream(self.device_id())?;
+        let c = Call::new("HcclReduce", comm, self.device_id())?;
         c.rank("root", root)?;
         let (s, r) = (send.region(), recv.region());
         let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
@@ -330,8 +338,7 @@ impl<'scope, 'env> Collectives<'scope> for Scope<'scope, 'env> {
                 r.len()
             )));
         }
-        let api = backend::api()?;
-        self.stream().make_current()?;
+        let api = c.ready(self)?;
         // SAFETY: as for `all_reduce`.
         check(c.api, unsafe {
             (api.HcclReduce)(
@@ -359,23 +366,11 @@ impl<'scope, 'env> Collectives<'scope> for Scope<'scope, 'env> {
         S::Elem: Element,
         D: AsyncDest<'scope, Elem = S::Elem>,
     {
-        let c = Call {
-            api: "HcclReduceScatter",
-            comm,
-        };
-        c.stream(self.device_id())?;
+        let c = Call::new("HcclReduceScatter", comm, self.device_id())?;
         let (s, r) = (send.region(), recv.region());
         let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
-        if r.len().checked_mul(comm.size() as usize) != Some(s.len()) {
-            return Err(c.arg(format!(
-                "send has {} elements; it must be receive's {} times the size {}",
-                s.len(),
-                r.len(),
-                comm.size()
-            )));
-        }
-        let api = backend::api()?;
-        self.stream().make_current()?;
+        c.size_times(("send", s.len()), ("receive", r.len()))?;
+        let api = c.ready(self)?;
         // SAFETY: as for `all_reduce`.
         check(c.api, unsafe {
             (api.HcclReduceScatter)(
@@ -396,23 +391,11 @@ impl<'scope, 'env> Collectives<'scope> for Scope<'scope, 'env> {
         S::Elem: Element,
         D: AsyncDest<'scope, Elem = S::Elem>,
     {
-        let c = Call {
-            api: "HcclAllGather",
-            comm,
-        };
-        c.stream(self.device_id())?;
+        let c = Call::new("HcclAllGather", comm, self.device_id())?;
         let (s, r) = (send.region(), recv.region());
         let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
-        if s.len().checked_mul(comm.size() as usize) != Some(r.len()) {
-            return Err(c.arg(format!(
-                "receive has {} elements; it must be send's {} times the size {}",
-                r.len(),
-                s.len(),
-                comm.size()
-            )));
-        }
-        let api = backend::api()?;
-        self.stream().make_current()?;
+        c.size_times(("receive", r.len()), ("send", s.len()))?;
+        let api = c.ready(self)?;
         // SAFETY: as for `all_reduce`.
         check(c.api, unsafe {
             (api.HcclAllGather)(
@@ -432,11 +415,7 @@ impl<'scope, 'env> Collectives<'scope> for Scope<'scope, 'env> {
         S::Elem: Element,
         D: AsyncDest<'scope, Elem = S::Elem>,
     {
-        let c = Call {
-            api: "HcclAlltoAll",
-            comm,
-        };
-        c.stream(self.device_id())?;
+        let c = Call::new("HcclAlltoAll", comm, self.device_id())?;
         let (s, r) = (send.region(), recv.region());
         let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
         let n = comm.size() as usize;
@@ -449,8 +428,7 @@ impl<'scope, 'env> Collectives<'scope> for Scope<'scope, 'env> {
             )));
         }
         let per = count(s.len() / n);
-        let api = backend::api()?;
-        self.stream().make_current()?;
+        let api = c.ready(self)?;
         // SAFETY: as for `all_reduce`.
         check(c.api, unsafe {
             (api.HcclAlltoAll)(
@@ -478,33 +456,21 @@ impl<'scope, 'env> Collectives<'scope> for Scope<'scope, 'env> {
         S::Elem: Element,
         D: AsyncDest<'scope, Elem = S::Elem>,
     {
-        let c = Call {
-            api: "HcclScatter",
-            comm,
-        };
-        c.stream(self.device_id())?;
+        let c = Call::new("HcclScatter", comm, self.device_id())?;
         c.rank("root", root)?;
         let r = recv.region();
         let rp = c.buffer("receive", &r)?;
         let sp = match (&send, comm.rank() == root) {
             (Some(send), true) => {
                 let s = send.region();
-                if r.len().checked_mul(comm.size() as usize) != Some(s.len()) {
-                    return Err(c.arg(format!(
-                        "send has {} elements; it must be receive's {} times the size {}",
-                        s.len(),
-                        r.len(),
-                        comm.size()
-                    )));
-                }
+                c.size_times(("send", s.len()), ("receive", r.len()))?;
                 c.buffer("send", &s)?
             }
             (None, true) => return Err(c.arg("the root needs a send buffer")),
             (Some(_), false) => return Err(c.arg("only the root passes a send buffer")),
             (None, false) => std::ptr::null_mut(),
         };
-        let api = backend::api()?;
-        self.stream().make_current()?;
+        let api = c.ready(self)?;
         // SAFETY: as for `all_reduce`; a NULL send buffer is read by no rank.
         check(c.api, unsafe {
             (api.HcclScatter)(
@@ -524,16 +490,11 @@ impl<'scope, 'env> Collectives<'scope> for Scope<'scope, 'env> {
         S: AsyncSource<'scope>,
         S::Elem: Element,
     {
-        let c = Call {
-            api: "HcclSend",
-            comm,
-        };
-        c.stream(self.device_id())?;
+        let c = Call::new("HcclSend", comm, self.device_id())?;
         c.peer(peer)?;
         let b = buf.region();
         let p = c.buffer("", &b)?;
-        let api = backend::api()?;
-        self.stream().make_current()?;
+        let api = c.ready(self)?;
         // SAFETY: as for `all_reduce`.
         check(c.api, unsafe {
             (api.HcclSend)(
@@ -552,16 +513,11 @@ impl<'scope, 'env> Collectives<'scope> for Scope<'scope, 'env> {
         D: AsyncDest<'scope>,
         D::Elem: Element,
     {
-        let c = Call {
-            api: "HcclRecv",
-            comm,
-        };
-        c.stream(self.device_id())?;
+        let c = Call::new("HcclRecv", comm, self.device_id())?;
         c.peer(peer)?;
         let b = buf.region();
         let p = c.buffer("", &b)?;
-        let api = backend::api()?;
-        self.stream().make_current()?;
+        let api = c.ready(self)?;
         // SAFETY: as for `all_reduce`.
         check(c.api, unsafe {
             (api.HcclRecv)(
@@ -576,13 +532,8 @@ impl<'scope, 'env> Collectives<'scope> for Scope<'scope, 'env> {
     }
 
     fn barrier(&self, comm: &'scope Comm) -> Result<()> {
-        let c = Call {
-            api: "HcclBarrier",
-            comm,
-        };
-        c.stream(self.device_id())?;
-        let api = backend::api()?;
-        self.stream().make_current()?;
+        let c = Call::new("HcclBarrier", comm, self.device_id())?;
+        let api = c.ready(self)?;
         // SAFETY: live communicator and stream, both borrowed beyond the call.
         check(c.api, unsafe {
             (api.HcclBarrier)(comm.as_raw(), self.as_raw())
