@@ -84,6 +84,31 @@ unsafe fn host_array(p: *const c_void, n: u32, name: &str) -> R<Vec<u64>> {
     Ok(unsafe { std::slice::from_raw_parts(p.cast::<u64>(), n as usize) }.to_vec())
 }
 
+/// A V-variant's own count must equal its rank's entry of the per-rank counts.
+fn own_block((name, value): (&str, u64), counts_name: &str, counts: &[u64], rank: usize) -> R {
+    if value != counts[rank] {
+        return fail(
+            HCCL_E_PARA,
+            format!(
+                "{name} {value} differs from {counts_name}[{rank}] = {} (this rank's block)",
+                counts[rank]
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// `api` does not run in place: when `applies` (both buffers are used), they must differ.
+fn not_in_place(api: &str, applies: bool, send: *const c_void, recv: *const c_void) -> R {
+    if applies && send == recv {
+        return fail(
+            HCCL_E_PARA,
+            format!("{api} cannot run in place (recvBuf == sendBuf)"),
+        );
+    }
+    Ok(())
+}
+
 fn bytes(count: u64, t: DType) -> usize {
     count as usize * t.size()
 }
@@ -358,21 +383,8 @@ pub(crate) unsafe fn reduce_scatter_v(
     }
     let (comm, s) = resolve(c, stream)?;
     let r = comm.rank as usize;
-    if recv_count != counts[r] {
-        return fail(
-            HCCL_E_PARA,
-            format!(
-                "recvCount {recv_count} differs from sendCounts[{r}] = {} (this rank's block)",
-                counts[r]
-            ),
-        );
-    }
-    if recv_count > 0 && send == recv {
-        return fail(
-            HCCL_E_PARA,
-            "HcclReduceScatterV cannot run in place (recvBuf == sendBuf)",
-        );
-    }
+    own_block(("recvCount", recv_count), "sendCounts", &counts, r)?;
+    not_in_place("HcclReduceScatterV", recv_count > 0, send, recv)?;
     let d = comm.device;
     let op = Op::ReduceScatterV {
         send: Buf::new("sendBuf", send as usize, extent(&counts, &displs, t)?, d),
@@ -485,21 +497,8 @@ pub(crate) unsafe fn all_gather_v(
     let t = dtype::check_move(dt)?;
     let (comm, s) = resolve(c, stream)?;
     let r = comm.rank as usize;
-    if send_count != counts[r] {
-        return fail(
-            HCCL_E_PARA,
-            format!(
-                "sendCount {send_count} differs from recvCounts[{r}] = {} (this rank's block)",
-                counts[r]
-            ),
-        );
-    }
-    if send_count > 0 && send == recv {
-        return fail(
-            HCCL_E_PARA,
-            "HcclAllGatherV cannot run in place (recvBuf == sendBuf)",
-        );
-    }
+    own_block(("sendCount", send_count), "recvCounts", &counts, r)?;
+    not_in_place("HcclAllGatherV", send_count > 0, send, recv)?;
     let d = comm.device;
     let op = Op::AllGatherV {
         send: if send_count > 0 {
@@ -560,12 +559,7 @@ pub(crate) unsafe fn all_to_all(
             ),
         );
     }
-    if send == recv {
-        return fail(
-            HCCL_E_PARA,
-            "HcclAlltoAll cannot run in place (recvBuf == sendBuf)",
-        );
-    }
+    not_in_place("HcclAlltoAll", true, send, recv)?;
     let (comm, s) = resolve(c, stream)?;
     let d = comm.device;
     let all = bytes(send_count, t) * comm.n as usize;
@@ -633,12 +627,7 @@ pub(crate) unsafe fn all_to_all_v(
     }
     let s_t = dtype::check_move(st)?;
     let r_t = dtype::check_move(rt)?;
-    if sends && recvs && send == recv {
-        return fail(
-            HCCL_E_PARA,
-            "HcclAlltoAllV cannot run in place (recvBuf == sendBuf)",
-        );
-    }
+    not_in_place("HcclAlltoAllV", sends && recvs, send, recv)?;
     let (comm, s) = resolve(c, stream)?;
     let d = comm.device;
     let op = Op::AlltoAllV {
@@ -719,12 +708,7 @@ pub(crate) unsafe fn all_to_all_vc(
     }
     let s_t = dtype::check_move(st)?;
     let r_t = dtype::check_move(rt)?;
-    if sends && recvs && send == recv {
-        return fail(
-            HCCL_E_PARA,
-            "HcclAlltoAllVC cannot run in place (recvBuf == sendBuf)",
-        );
-    }
+    not_in_place("HcclAlltoAllVC", sends && recvs, send, recv)?;
     let (comm, s) = resolve(c, stream)?;
     let d = comm.device;
     let out: u64 = (0..n).map(|i| m[i * n + r]).sum();
