@@ -36,7 +36,7 @@ pub fn run() -> Result<(), String> {
 pub fn check_no_acl(binary: &Path) -> Result<(), String> {
     let mut found = defined_acl_symbols(binary)?;
     if found.is_empty() {
-        found = nm(binary, false)?;
+        found = nm(binary, false, "acl")?;
     }
     if found.is_empty() {
         return Ok(());
@@ -59,11 +59,17 @@ pub fn check_no_acl(binary: &Path) -> Result<(), String> {
 /// The `acl*` symbols a binary or shared library defines in its dynamic symbol table
 /// (`nm -D --defined-only`).
 pub fn defined_acl_symbols(binary: &Path) -> Result<Vec<String>, String> {
-    nm(binary, true)
+    defined_dynamic_symbols(binary, "acl")
 }
 
-/// The defined `acl*` symbols of the dynamic (`nm -D`) or full symbol table.
-fn nm(binary: &Path, dynamic: bool) -> Result<Vec<String>, String> {
+/// The symbols starting with `prefix` that a binary or shared library defines in its dynamic
+/// symbol table (`nm -D --defined-only`).
+pub fn defined_dynamic_symbols(binary: &Path, prefix: &str) -> Result<Vec<String>, String> {
+    nm(binary, true, prefix)
+}
+
+/// The defined symbols starting with `prefix` of the dynamic (`nm -D`) or full symbol table.
+fn nm(binary: &Path, dynamic: bool, prefix: &str) -> Result<Vec<String>, String> {
     let out = Command::new("nm")
         .args(if dynamic {
             &["-D", "--defined-only"][..]
@@ -86,7 +92,7 @@ fn nm(binary: &Path, dynamic: bool) -> Result<Vec<String>, String> {
             // "<address> <type> <name>"; a versioned name carries "@VERSION".
             let name = l.split_whitespace().nth(2)?;
             let name = name.split('@').next().unwrap_or(name);
-            name.starts_with("acl").then(|| name.to_string())
+            name.starts_with(prefix).then(|| name.to_string())
         })
         .collect())
 }
