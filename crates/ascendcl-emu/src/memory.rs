@@ -1143,12 +1143,22 @@ pub(crate) fn malloc_managed((dev, epoch): (i32, u64), size: usize) -> R<usize> 
             0,
         )
     };
-    if p == libc::MAP_FAILED {
+    // Managed memory is made of whole 2 MiB pages: where the hint was not honoured with an
+    // aligned address, map again with that alignment.
+    let p = match p {
+        libc::MAP_FAILED => None,
+        p if (p as usize).is_multiple_of(MIB2) => Some(p as usize),
+        p => {
+            unmap(p as usize, len);
+            map_aligned(len, MIB2).map(|(start, _)| start)
+        }
+    };
+    let Some(p) = p else {
         return fail(
             RT_MEMORY_ALLOCATION,
             format!("cannot allocate {size} bytes of managed memory"),
         );
-    }
+    };
     let base = p as usize;
     write().insert(Alloc {
         start: base,

@@ -655,3 +655,17 @@ fn prefetch_batch_checks_and_groups() {
     free(d);
     ok(unsafe { aclrtDestroyStream(s) });
 }
+
+#[test]
+fn managed_allocations_are_whole_aligned_pages() {
+    let _d = Dev::new(0);
+    // The first allocation may take the documented base address; the others land elsewhere,
+    // aligned all the same.
+    let ps: Vec<*mut c_void> = (0..4).map(|_| managed(1)).collect();
+    for &p in &ps {
+        assert_eq!(p as usize % MIB2, 0, "{p:p} is not 2 MiB aligned");
+    }
+    for p in ps {
+        free(p);
+    }
+}

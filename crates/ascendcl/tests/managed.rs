@@ -152,8 +152,8 @@ fn prefetches_are_recorded() {
     {
         let (vx, vy) = (x.on_device(), y.on_device());
         s.scope(|sc| {
-            sc.prefetch_batch::<u8>(&[])?;
-            sc.prefetch_batch(&[
+            sc.prefetch_batch(Vec::<(&ascendcl::ManagedView<'_, u8>, _)>::new())?;
+            sc.prefetch_batch([
                 (&vx, ManagedLocation::Host),
                 (&vy, ManagedLocation::Device(0)),
             ])
@@ -169,6 +169,28 @@ fn prefetches_are_recorded() {
         Some(ManagedLocation::Device(0))
     );
     assert_eq!((&x[..3], &y[..3]), (&[1u8; 3][..], &[2u8; 3][..]));
+    // A claimed part prefetches its whole pages.
+    {
+        let mut vx = x.on_device();
+        s.scope(|sc| {
+            let c = sc.claim(&mut vx);
+            sc.prefetch(c.slice(10..20)?, ManagedLocation::Device(0))?;
+            sc.prefetch_batch([(c.slice(..1)?, ManagedLocation::Host)])
+        })
+        .unwrap();
+    }
+    assert_eq!(
+        x.last_prefetch_location().unwrap(),
+        Some(ManagedLocation::Host)
+    );
+    // Memory that is not managed: the runtime's error (107000 on the emulator).
+    let plain = d.alloc_zeros::<u8>(16).unwrap();
+    let r = s.scope(|sc| sc.prefetch(&plain, ManagedLocation::Host));
+    if emulator_active() {
+        assert_code(r, AclError::PARAM_INVALID);
+    } else {
+        assert!(r.is_err());
+    }
 }
 
 #[test]

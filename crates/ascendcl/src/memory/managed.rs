@@ -25,6 +25,7 @@ use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::raw;
 use crate::release::{ReleaseError, ReleaseResult};
+use crate::scope::AsyncSource;
 use ascendcl_sys as sys;
 use std::ffi::c_void;
 use std::marker::PhantomData;
@@ -439,55 +440,69 @@ unsafe impl<T: DeviceRepr> CopyDest for ManagedView<'_, T> {
     }
 }
 
+/// The pages of managed memory a region lies in: its start rounded down and its end rounded up
+/// to [`MANAGED_PAGE`] (managed allocations are whole, aligned pages, so these are the region's
+/// own allocation's pages).
+fn pages<T>(r: &RawRegion<T>) -> (*const c_void, usize) {
+    let start = r.ptr() as usize;
+    let first = start - start % MANAGED_PAGE;
+    let end = start.saturating_add(r.bytes()).max(start + 1);
+    let last = end.div_ceil(MANAGED_PAGE).saturating_mul(MANAGED_PAGE);
+    (
+        r.ptr()
+            .cast::<u8>()
+            .wrapping_sub(start - first)
+            .cast_const()
+            .cast(),
+        last - first,
+    )
+}
+
 impl<'scope> crate::scope::Scope<'scope, '_> {
-    /// Enqueues prefetching the view's pages to `to` (`aclrtMemManagedPrefetchAsync`). The view
-    /// is borrowed until the scope ends.
-    pub fn prefetch<T: DeviceRepr>(
-        &self,
-        view: &'scope ManagedView<'_, T>,
-        to: ManagedLocation,
-    ) -> Result<()> {
+    /// Enqueues prefetching managed memory to `to` (`aclrtMemManagedPrefetchAsync`): a
+    /// [`ManagedView`] (borrowed) or a region claimed from one, rounded out to whole
+    /// [`MANAGED_PAGE`]s. The runtime refuses memory that is not managed. The memory stays
+    /// borrowed until the scope ends.
+    pub fn prefetch<S: AsyncSource<'scope>>(&self, mem: S, to: ManagedLocation) -> Result<()> {
+        let (ptr, bytes) = pages(&mem.region());
         self.stream().make_current()?;
-        // SAFETY: managed memory borrowed for 'scope (the view's exclusive borrow of its buffer),
-        // its whole range of pages; the scope waits for the stream before 'scope ends.
-        unsafe {
-            raw::aclrtMemManagedPrefetchAsync(
-                view.as_ptr().cast(),
-                view.mapped_bytes(),
-                to.to_raw(),
-                0,
-                self.as_raw(),
-            )
-        }
+        // SAFETY: the pages of memory borrowed for 'scope (a prefetch moves pages, never their
+        // contents); the scope waits for the stream before 'scope ends.
+        unsafe { raw::aclrtMemManagedPrefetchAsync(ptr, bytes, to.to_raw(), 0, self.as_raw()) }
     }
 
-    /// Enqueues prefetching several views, each to its location, as one batch
-    /// (`aclrtMemManagedPrefetchBatchAsync`; consecutive entries with one location share it). An
+    /// Enqueues prefetching several managed regions, each to its location, as one batch
+    /// (`aclrtMemManagedPrefetchBatchAsync`; consecutive entries with one location share it),
+    /// each rounded out to whole pages as by [`Scope::prefetch`](crate::Scope::prefetch). An
     /// empty batch is a no-op.
-    pub fn prefetch_batch<T: DeviceRepr>(
+    pub fn prefetch_batch<S: AsyncSource<'scope>>(
         &self,
-        batch: &[(&'scope ManagedView<'_, T>, ManagedLocation)],
+        batch: impl IntoIterator<Item = (S, ManagedLocation)>,
     ) -> Result<()> {
-        if batch.is_empty() {
-            return Ok(());
-        }
-        let mut ptrs: Vec<*const c_void> = batch.iter().map(|(v, _)| v.as_ptr().cast()).collect();
-        let mut sizes: Vec<usize> = batch.iter().map(|(v, _)| v.mapped_bytes()).collect();
-        let (mut locs, mut idx) = (Vec::new(), Vec::new());
-        for (i, (_, to)) in batch.iter().enumerate() {
-            if i == 0 || batch[i - 1].1 != *to {
+        let (mut ptrs, mut sizes, mut locs, mut idx) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut last: Option<ManagedLocation> = None;
+        for (i, (mem, to)) in batch.into_iter().enumerate() {
+            let (p, n) = pages(&mem.region());
+            ptrs.push(p);
+            sizes.push(n);
+            if last != Some(to) {
                 locs.push(to.to_raw());
                 idx.push(i);
+                last = Some(to);
             }
         }
+        if ptrs.is_empty() {
+            return Ok(());
+        }
         self.stream().make_current()?;
-        // SAFETY: every range is managed memory borrowed for 'scope; the arrays have the lengths
-        // passed; the scope waits for the stream before 'scope ends.
+        // SAFETY: every range is the pages of memory borrowed for 'scope; the arrays have the
+        // lengths passed; the scope waits for the stream before 'scope ends.
         unsafe {
             raw::aclrtMemManagedPrefetchBatchAsync(
                 ptrs.as_mut_ptr(),
                 sizes.as_mut_ptr(),
-                batch.len(),
+                ptrs.len(),
                 locs.as_mut_ptr(),
                 idx.as_mut_ptr(),
                 locs.len(),
