@@ -1159,7 +1159,7 @@ pub(crate) fn malloc_managed((dev, epoch): (i32, u64), size: usize) -> R<usize> 
             format!("cannot allocate {size} bytes of managed memory"),
         );
     };
-    let base = p as usize;
+    let base = p;
     write().insert(Alloc {
         start: base,
         size,
