@@ -125,6 +125,9 @@
 //! | `Event` | yes | yes | recording, querying and waiting are synchronised by the runtime |
 //! | `DeviceBuffer<T>`, `HostBuffer<T>`, `HostRegistration<T>` | yes | yes | own their memory like a `Vec<T>` (`T: DeviceRepr` is `Send + Sync`) |
 //! | `PeerAccess`, `HostFnHandle` | yes | yes | hold handles and shared state only |
+//! | [`ManagedBuffer<T>`](ManagedBuffer) | yes | yes | owns its memory like a `Vec<T>`; device work borrows it exclusively through a [`ManagedView`] |
+//! | [`AllocatorRegistration<A>`](AllocatorRegistration) | yes | yes | `A: Allocator` is `Send + Sync`: executors call it from runtime threads |
+//! | [`RegisteredAllocator`], [`ExecutorBlock`] | no | no | borrowed views of one registration, for the calling executor |
 //! | [`Scope`], [`Claimed`] | no | no | belong to the one [`Stream::scope`] call (and thread) that waits for them |
 //! | [`CurrentContext`] | no | no | proves that a context is current on *this* thread |
 //! | [`ReportSubscription`] | no | no | owns its report thread; closed by the thread that opened it |
