@@ -8,9 +8,11 @@
 //! and call `alloc(size) → block`, `getAddrFromBlock(block) → device address`,
 //! `free(block)` and, to reuse an address, `allocAdvise(size, address) → block`. They may do so
 //! from runtime threads, so an [`Allocator`] is `Send + Sync`. Every callback runs inside
-//! `catch_unwind`: a panic never unwinds into C; it is kept and reported by
-//! [`AllocatorRegistration::take_panic`] and [`AllocatorRegistration::unregister`], and the
-//! callback answers NULL (no block) instead.
+//! `catch_unwind`: a panic never unwinds into C. The callback answers NULL (no block, no address)
+//! instead, and a panic of `alloc`, `alloc_advise` or `free` is kept and reported by
+//! [`AllocatorRegistration::take_panic`] and [`AllocatorRegistration::unregister`] (the
+//! get-address callback receives no allocator object, so a panic of `address` only answers
+//! NULL).
 //!
 //! The object the runtime holds is a small leaked slot through which the callbacks reach the
 //! allocator: unregistering empties the slot, so a callback that comes late finds no allocator
