@@ -48,6 +48,7 @@ mod ipc;
 mod json;
 pub mod leak;
 mod limits;
+mod managed;
 mod memory;
 mod model;
 mod notify;
@@ -267,6 +268,17 @@ implemented! {
     aclrtSetStreamAttribute,
     aclrtIpcGetEventHandle,
     aclrtIpcOpenEventHandle,
+    aclrtMemManagedAdvise,
+    aclrtMemManagedGetAttr,
+    aclrtMemManagedGetAttrs,
+    aclrtMemManagedPrefetchAsync,
+    aclrtMemManagedPrefetchBatchAsync,
+    aclrtMallocWithCfg,
+    aclrtMallocForTaskScheduler,
+    aclrtMallocHostWithCfg,
+    aclrtMemcpyBatchV2,
+    aclrtMemcpyBatchAsyncV2,
+    aclrtHostMemMapCapabilities,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

@@ -99,6 +99,8 @@ pub(crate) struct Table {
     used: HashMap<i32, u64>,
     /// Bytes of pinned host memory mapped (page-rounded), charged against the host budget.
     pinned: u64,
+    /// Usage hints and prefetch records of managed allocations (by start), dropped with them.
+    hints: HashMap<usize, crate::managed::Hints>,
 }
 
 impl Default for Table {
@@ -113,6 +115,7 @@ impl Default for Table {
             tomb_bytes: 0,
             used: HashMap::new(),
             pinned: 0,
+            hints: HashMap::new(),
         }
     }
 }
@@ -162,6 +165,7 @@ impl Table {
     /// Removes the live allocation that starts at `start` (from the map and the index).
     fn remove_live(&mut self, start: usize) -> Option<Alloc> {
         let a = self.live.remove(&start)?;
+        self.hints.remove(&start);
         if let Ok(i) = self.index.binary_search_by_key(&start, |s| s.start) {
             self.index.remove(i);
         }
@@ -296,6 +300,26 @@ impl Table {
     /// Whether `addr` lies in managed memory.
     pub(crate) fn is_managed(&self, addr: usize) -> bool {
         self.find(addr).is_some_and(|a| a.managed)
+    }
+
+    /// The managed allocation `addr` lies in: its start and the length of its mapping (the
+    /// size rounded up to 2 MiB pages).
+    pub(crate) fn managed_at(&self, addr: usize) -> Option<(usize, usize)> {
+        self.find(addr)
+            .filter(|a| a.managed)
+            .map(|a| (a.start, a.span))
+    }
+
+    /// The hints of the managed allocation at `start` (none recorded yet: `None`).
+    pub(crate) fn hints(&self, start: usize) -> Option<&crate::managed::Hints> {
+        self.hints.get(&start)
+    }
+
+    /// The hints of the managed allocation at `start`, created for `span` bytes on first use.
+    pub(crate) fn hints_mut(&mut self, start: usize, span: usize) -> &mut crate::managed::Hints {
+        self.hints
+            .entry(start)
+            .or_insert_with(|| crate::managed::Hints::new(span))
     }
 
     /// Whether `addr` lies in a range registered with `aclrtHostRegister[V2]`.
@@ -1119,13 +1143,23 @@ pub(crate) fn malloc_managed((dev, epoch): (i32, u64), size: usize) -> R<usize> 
             0,
         )
     };
-    if p == libc::MAP_FAILED {
+    // Managed memory is made of whole 2 MiB pages: where the hint was not honoured with an
+    // aligned address, map again with that alignment.
+    let p = match p {
+        libc::MAP_FAILED => None,
+        p if (p as usize).is_multiple_of(MIB2) => Some(p as usize),
+        p => {
+            unmap(p as usize, len);
+            map_aligned(len, MIB2).map(|(start, _)| start)
+        }
+    };
+    let Some(p) = p else {
         return fail(
             RT_MEMORY_ALLOCATION,
             format!("cannot allocate {size} bytes of managed memory"),
         );
-    }
-    let base = p as usize;
+    };
+    let base = p;
     write().insert(Alloc {
         start: base,
         size,

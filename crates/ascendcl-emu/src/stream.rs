@@ -202,6 +202,9 @@ pub(crate) enum Task {
     /// `aclrtMemcpyAsyncWithDesc`: a copy described by a descriptor in device memory, read
     /// when the task runs.
     DescCopy { desc: usize, side: Side },
+    /// `aclrtMemManagedPrefetch[Batch]Async`: managed ranges that stay where they are (host and
+    /// device share the address space); the task only checks they are still allocated.
+    Prefetch { sides: Vec<Side> },
     /// `aclrtLaunchCallback`: handed to the subscribed thread.
     Callback {
         f: HostFn,
@@ -221,6 +224,7 @@ impl Task {
                 sides
             }
             Task::Random(job) => &job.sides,
+            Task::Prefetch { sides } => sides,
             Task::Staged { side, .. }
             | Task::Memset { side, .. }
             | Task::ValueWrite { side, .. }
@@ -310,6 +314,8 @@ impl Task {
                 crate::builtin::reduce(d, &s, kind, dtype);
             }
             Task::Random(job) => job.run(),
+            // The ranges are live (checked above) and shared with the host: nothing to move.
+            Task::Prefetch { .. } => {}
             Task::DescCopy { desc, .. } => {
                 // SAFETY: the descriptor was validated as 32 bytes of live device memory.
                 let (len, src, dst) = unsafe {

@@ -23,17 +23,17 @@ fn table_calls_the_emulator_and_stubs_the_rest() {
     assert_eq!(unsafe { (api.aclrtMalloc)(&mut p, 64, 0) }, 0);
     assert_eq!(unsafe { (api.aclrtFree)(p) }, 0);
     // Not implemented: the sys stub, 207000 with the name recorded. Never a silent success.
-    let mut q = null_mut();
+    let mut q = [0u8; 64];
     assert_eq!(
-        unsafe { (api.aclrtMallocWithCfg)(&mut q, 64, 0, null_mut()) },
+        unsafe { (api.aclrtMemFlush)(q.as_mut_ptr().cast(), q.len()) },
         207000
     );
-    assert_eq!(take_missing_symbol(), Some("aclrtMallocWithCfg"));
+    assert_eq!(take_missing_symbol(), Some("aclrtMemFlush"));
     // ... and, like every failure of the emulator, a recent-error message naming the function
     // and the thread's last error.
     let msg = ascendcl_emu::recent_messages().join("\n");
     assert!(
-        msg.contains("aclrtMallocWithCfg") && msg.contains("207000"),
+        msg.contains("aclrtMemFlush") && msg.contains("207000"),
         "{msg}"
     );
     assert_eq!(

@@ -606,9 +606,14 @@ pub enum PointerLocation {
     Unregistered,
     /// `ACL_MEM_LOCATION_TYPE_HOST_NUMA`: host memory of this NUMA node.
     HostNuma(u32),
+    /// Location type 3: managed memory ([`ManagedBuffer`](crate::ManagedBuffer)) of this device.
+    Managed(u32),
     /// A location type this crate does not know (the raw type and id).
     Other(u32, u32),
 }
+
+/// The location type of managed memory (the headers' enum does not name it).
+const MANAGED_LOCATION: u32 = 3;
 
 /// `aclrtPointerGetAttributes`: where `ptr` lives. The pointer is only looked up, never
 /// dereferenced.
@@ -624,6 +629,7 @@ pub fn pointer_attributes<T>(ptr: *const T) -> Result<PointerAttributes> {
         sys::ACL_MEM_LOCATION_TYPE_DEVICE => PointerLocation::Device(id),
         sys::ACL_MEM_LOCATION_TYPE_UNREGISTERED => PointerLocation::Unregistered,
         sys::ACL_MEM_LOCATION_TYPE_HOST_NUMA => PointerLocation::HostNuma(id),
+        MANAGED_LOCATION => PointerLocation::Managed(id),
         other => PointerLocation::Other(other, id),
     };
     Ok(PointerAttributes {

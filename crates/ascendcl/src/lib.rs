@@ -86,10 +86,12 @@
 //! | event | [`Event`] | `aclrtCreateEvent[WithFlag]`, `aclrtRecordEvent`, `aclrtQueryEventStatus`, `aclrtSynchronizeEvent`, `aclrtEventElapsedTime`, `aclrtStreamWaitEvent` |
 //! | device memory | [`DeviceBuffer`] + [`MallocPolicy`] | `aclrtMalloc`, `aclrtFree`, `aclrtMemset` |
 //! | pinned host memory | [`HostBuffer`] | `aclrtMallocHost`, `aclrtFreeHost` |
-//! | registered host memory | [`HostRegistration`] | `aclrtHostRegister[V2]`, `aclrtHostUnregister` |
+//! | registered host memory | [`HostRegistration`], [`HostRegistration::device_view`] (zero copy) | `aclrtHostRegister[V2]`, `aclrtHostGetDevicePointer`, `aclrtHostUnregister` |
+//! | managed memory | [`ManagedBuffer`], [`ManagedView`], [`MemAdvice`], [`Scope::prefetch`] | `aclrtMemAllocManaged`, `aclrtMemManagedAdvise`, `aclrtMemManagedGetAttr[s]`, `aclrtMemManagedPrefetch[Batch]Async` |
+//! | user allocators | [`Allocator`], [`Stream::register_allocator`], [`RegisteredAllocator`] | `aclrtAllocator*` |
 //! | synchronous copies | [`copy()`], [`DeviceBuffer::copy_from_host`], [`DeviceBuffer::copy_to_host`], [`copy_2d`], [`copy_batch`] | `aclrtMemcpy`, `aclrtMemcpy2d`, `aclrtMemcpyBatch` |
 //! | peer copies | [`PeerAccess`] | `aclrtDeviceCanAccessPeer`, `aclrtDeviceEnablePeerAccess`, `aclrtMemcpy` |
-//! | asynchronous copies | [`Stream::scope`], [`Scope`] | `aclrtMemcpyAsync`, `aclrtMemsetAsync`, `aclrtMemcpy2dAsync` |
+//! | asynchronous copies | [`Stream::scope`], [`Scope`], [`Scope::copy_batch`], [`Scope::copy_with_desc`] ([`MemcpyDescriptor`]) | `aclrtMemcpyAsync`, `aclrtMemsetAsync`, `aclrtMemcpy2dAsync`, `aclrtMemcpyBatchAsync`, `aclrtMemcpyAsyncWithDesc` |
 //! | host functions | [`Stream::launch_host_fn`], [`ReportSubscription`] | `aclrtLaunchHostFunc`, `aclrtSubscribeReport`, `aclrtLaunchCallback`, `aclrtProcessReport` |
 //! | errors | [`Error`], [`AclError`], [`ReleaseError`], [`last_error`], [`peek_last_error`] | `aclGetRecentErrMsg`, `aclrtGetLastError`, `aclrtPeekAtLastError` |
 //! | built-in tasks | [`Scope::reduce`] ([`ReduceKind`]), [`Scope::random`] ([`Distribution`], [`RandomState`]) | `aclrtReduceAsync`, `aclrtRandomNumAsync` |
@@ -123,6 +125,9 @@
 //! | `Event` | yes | yes | recording, querying and waiting are synchronised by the runtime |
 //! | `DeviceBuffer<T>`, `HostBuffer<T>`, `HostRegistration<T>` | yes | yes | own their memory like a `Vec<T>` (`T: DeviceRepr` is `Send + Sync`) |
 //! | `PeerAccess`, `HostFnHandle` | yes | yes | hold handles and shared state only |
+//! | [`ManagedBuffer<T>`](ManagedBuffer) | yes | yes | owns its memory like a `Vec<T>`; device work borrows it exclusively through a [`ManagedView`] |
+//! | [`AllocatorRegistration<A>`](AllocatorRegistration) | yes | yes | `A: Allocator` is `Send + Sync`: executors call it from runtime threads |
+//! | [`RegisteredAllocator`], [`ExecutorBlock`] | no | no | borrowed views of one registration, for the calling executor |
 //! | [`Scope`], [`Claimed`] | no | no | belong to the one [`Stream::scope`] call (and thread) that waits for them |
 //! | [`CurrentContext`] | no | no | proves that a context is current on *this* thread |
 //! | [`ReportSubscription`] | no | no | owns its report thread; closed by the thread that opened it |
@@ -253,6 +258,8 @@
 //! ```
 #![warn(missing_docs)]
 
+mod allocator;
+mod batch_copy;
 mod builtin;
 mod context;
 mod copy;
@@ -265,6 +272,7 @@ mod error;
 mod event;
 mod exception;
 mod host_fn;
+mod memcpy_desc;
 mod memory;
 mod notify;
 mod peer;
@@ -278,6 +286,7 @@ mod stream;
 mod stream_control;
 mod value;
 
+pub use allocator::{Allocator, AllocatorRegistration, ExecutorBlock, RegisteredAllocator};
 pub use ascendcl_sys::AclError;
 pub use builtin::{Distribution, RandomElem, RandomFloat, RandomState, ReduceElem, ReduceKind};
 pub use context::{Context, CurrentContext};
@@ -296,9 +305,11 @@ pub use error::{Error, Result, error_code, error_codes, error_name};
 pub use event::{Event, EventFlags};
 pub use exception::{ExceptionCallback, ExceptionInfo, last_error, last_task_id, peek_last_error};
 pub use host_fn::{CallbackBlock, HostFnHandle, ReportSubscription};
+pub use memcpy_desc::{MAX_DESC_COPY, MemcpyDescriptor, memcpy_desc_size};
 pub use memory::{
     DeviceAlloc, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
-    HostRegisterFlags, HostRegisterType, HostRegistration, MallocConfig, MallocFlags, MallocPolicy,
+    HostRegisterFlags, HostRegisterType, HostRegistration, MANAGED_PAGE, MallocConfig, MallocFlags,
+    MallocPolicy, ManagedBuffer, ManagedLocation, ManagedView, MemAdvice,
 };
 pub use notify::Notify;
 pub use peer::PeerAccess;

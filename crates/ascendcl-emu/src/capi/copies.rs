@@ -63,53 +63,164 @@ unsafe fn slice<'a, T>(p: *const T, n: usize, name: &str) -> R<&'a [T]> {
     Ok(unsafe { std::slice::from_raw_parts(p, n) })
 }
 
+/// Writes a batch's failing index when the caller asked for it (the V2 functions do not).
+fn put_fail(fi: Option<&Out<usize>>, i: usize) {
+    if let Some(f) = fi {
+        f.put(i);
+    }
+}
+
+/// `aclrtMemcpyBatch[V2]` after the failIndex check.
+///
+/// # Safety
+/// The C contract of `aclrtMemcpyBatch`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn batch_sync(
+    dsts: *mut *mut c_void,
+    destMaxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    numBatches: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrsIndexes: *mut usize,
+    numAttrs: usize,
+    fi: Option<&Out<usize>>,
+) -> R {
+    if sizes.is_null() {
+        return fail(INVALID_PARAM, "sizes is NULL");
+    }
+    if numBatches == 0 {
+        return fail(INVALID_PARAM, "numBatches is 0");
+    }
+    if numAttrs == 0 {
+        return fail(INVALID_PARAM, "numAttrs is 0");
+    }
+    if numAttrs > numBatches {
+        return fail(
+            INVALID_PARAM,
+            format!("numAttrs {numAttrs} is larger than numBatches {numBatches}"),
+        );
+    }
+    // SAFETY: each array is NULL or holds numBatches (numAttrs) elements (C contract).
+    let (d, m, s, z, a, ai) = unsafe {
+        (
+            slice(dsts.cast::<usize>(), numBatches, "dsts")?,
+            slice(destMaxs, numBatches, "destMaxs")?,
+            slice(srcs.cast::<usize>(), numBatches, "srcs")?,
+            slice(sizes, numBatches, "sizes")?,
+            slice(attrs, numAttrs, "attrs")?,
+            slice(attrsIndexes, numAttrs, "attrsIndexes")?,
+        )
+    };
+    let attrs: Vec<BatchAttr> = a
+        .iter()
+        .map(|x| BatchAttr {
+            dst_type: x.dstLoc.type_,
+            src_type: x.srcLoc.type_,
+            rsv_zero: x.rsv.iter().all(|b| *b == 0),
+        })
+        .collect();
+    // SAFETY: C contract: pageable ranges are valid for the copies.
+    match unsafe { copy::memcpy_batch(d, m, s, z, &attrs, ai) } {
+        Ok(()) => {
+            put_fail(fi, usize::MAX);
+            Ok(())
+        }
+        Err((i, f)) => {
+            put_fail(fi, i.unwrap_or(usize::MAX));
+            Err(f)
+        }
+    }
+}
+
 acl! {
     /// `aclrtMemcpyBatch`: synchronous batch of H2D or D2H copies; `failIndex` is SIZE_MAX on
     /// success or names the copy that failed.
     fn aclrtMemcpyBatch(dsts: *mut *mut c_void, destMaxs: *mut usize, srcs: *mut *mut c_void, sizes: *mut usize, numBatches: usize, attrs: *mut aclrtMemcpyBatchAttr, attrsIndexes: *mut usize, numAttrs: usize, failIndex: *mut usize) {
         // SAFETY: C contract (NULL or valid).
         let fi = unsafe { Out::new(failIndex, "failIndex") }?;
-        if sizes.is_null() {
-            return fail(INVALID_PARAM, "sizes is NULL");
-        }
-        if numBatches == 0 {
-            return fail(INVALID_PARAM, "numBatches is 0");
-        }
-        if numAttrs == 0 {
-            return fail(INVALID_PARAM, "numAttrs is 0");
-        }
-        if numAttrs > numBatches {
-            return fail(INVALID_PARAM, format!("numAttrs {numAttrs} is larger than numBatches {numBatches}"));
-        }
-        // SAFETY: each array is NULL or holds numBatches (numAttrs) elements (C contract).
-        let (d, m, s, z, a, ai) = unsafe {
-            (
-                slice(dsts.cast::<usize>(), numBatches, "dsts")?,
-                slice(destMaxs, numBatches, "destMaxs")?,
-                slice(srcs.cast::<usize>(), numBatches, "srcs")?,
-                slice(sizes, numBatches, "sizes")?,
-                slice(attrs, numAttrs, "attrs")?,
-                slice(attrsIndexes, numAttrs, "attrsIndexes")?,
-            )
-        };
-        let attrs: Vec<BatchAttr> = a
-            .iter()
-            .map(|x| BatchAttr {
-                dst_type: x.dstLoc.type_,
-                src_type: x.srcLoc.type_,
-                rsv_zero: x.rsv.iter().all(|b| *b == 0),
-            })
-            .collect();
-        // SAFETY: C contract: pageable ranges are valid for the copies.
-        match unsafe { copy::memcpy_batch(d, m, s, z, &attrs, ai) } {
-            Ok(()) => {
-                fi.set(usize::MAX);
-                Ok(())
-            }
-            Err((i, f)) => {
-                fi.set(i.unwrap_or(usize::MAX));
-                Err(f)
-            }
+        // SAFETY: the caller's C contract.
+        unsafe { batch_sync(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, Some(&fi)) }
+    }
+}
+
+acl! {
+    /// `aclrtMemcpyBatchV2`: `aclrtMemcpyBatch` without the failing index.
+    fn aclrtMemcpyBatchV2(dsts: *mut *mut c_void, destMaxs: *mut usize, srcs: *mut *mut c_void, sizes: *mut usize, numBatches: usize, attrs: *mut aclrtMemcpyBatchAttr, attrsIndexes: *mut usize, numAttrs: usize) {
+        // SAFETY: the caller's C contract.
+        unsafe { batch_sync(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, None) }
+    }
+}
+
+/// `aclrtMemcpyBatchAsync[V2]` after the failIndex check.
+///
+/// # Safety
+/// The C contract of `aclrtMemcpyBatchAsync`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn batch_async(
+    dsts: *mut *mut c_void,
+    destMaxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    numBatches: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrsIndexes: *mut usize,
+    numAttrs: usize,
+    fi: Option<&Out<usize>>,
+    stream: aclrtStream,
+) -> R {
+    if sizes.is_null() {
+        return fail(INVALID_PARAM, "sizes is NULL");
+    }
+    if numBatches == 0 {
+        return fail(INVALID_PARAM, "numBatches is 0");
+    }
+    // SAFETY: sizes holds numBatches elements (C contract).
+    let z = unsafe { slice(sizes, numBatches, "sizes") }?;
+    if z.iter().all(|&s| s == 0) {
+        put_fail(fi, usize::MAX);
+        return Ok(());
+    }
+    // SAFETY: each array is NULL or holds numBatches (numAttrs) elements (C contract).
+    let (d, m, s, a, ai) = unsafe {
+        (
+            slice(dsts.cast::<usize>(), numBatches, "dsts")?,
+            slice(destMaxs, numBatches, "destMaxs")?,
+            slice(srcs.cast::<usize>(), numBatches, "srcs")?,
+            slice(attrs, numAttrs, "attrs")?,
+            slice(attrsIndexes, numAttrs, "attrsIndexes")?,
+        )
+    };
+    if let Some(i) = (0..numBatches).find(|&i| m[i] < z[i]) {
+        put_fail(fi, i);
+        return fail(
+            INVALID_PARAM,
+            format!(
+                "destMaxs[{i}] = {} is smaller than sizes[{i}] = {}",
+                m[i], z[i]
+            ),
+        );
+    }
+    if let Some(j) = a.iter().position(|x| x.rsv.iter().any(|b| *b != 0)) {
+        return fail(INVALID_PARAM, format!("attrs[{j}].rsv has non-zero bytes"));
+    }
+    put_fail(fi, usize::MAX);
+    let st = state::stream(handle(stream))?;
+    state::check_stream_context(&st)?;
+    let attrs: Vec<BatchAttr> = a
+        .iter()
+        .map(|x| BatchAttr {
+            dst_type: x.dstLoc.type_,
+            src_type: x.srcLoc.type_,
+            rsv_zero: true,
+        })
+        .collect();
+    // SAFETY: C contract: pageable ranges are valid now, pinned ones until the copies ran.
+    match unsafe { copy::memcpy_batch_async(d, m, s, z, &attrs, ai, &st) } {
+        Ok(()) => Ok(()),
+        Err((i, f)) => {
+            put_fail(fi, i.unwrap_or(usize::MAX));
+            Err(f)
         }
     }
 }
@@ -122,50 +233,16 @@ acl! {
     fn aclrtMemcpyBatchAsync(dsts: *mut *mut c_void, destMaxs: *mut usize, srcs: *mut *mut c_void, sizes: *mut usize, numBatches: usize, attrs: *mut aclrtMemcpyBatchAttr, attrsIndexes: *mut usize, numAttrs: usize, failIndex: *mut usize, stream: aclrtStream) {
         // SAFETY: C contract (NULL or valid).
         let fi = unsafe { Out::new(failIndex, "failIndex") }?;
-        if sizes.is_null() {
-            return fail(INVALID_PARAM, "sizes is NULL");
-        }
-        if numBatches == 0 {
-            return fail(INVALID_PARAM, "numBatches is 0");
-        }
-        // SAFETY: sizes holds numBatches elements (C contract).
-        let z = unsafe { slice(sizes, numBatches, "sizes") }?;
-        if z.iter().all(|&s| s == 0) {
-            fi.put(usize::MAX);
-            return Ok(());
-        }
-        // SAFETY: each array is NULL or holds numBatches (numAttrs) elements (C contract).
-        let (d, m, s, a, ai) = unsafe {
-            (
-                slice(dsts.cast::<usize>(), numBatches, "dsts")?,
-                slice(destMaxs, numBatches, "destMaxs")?,
-                slice(srcs.cast::<usize>(), numBatches, "srcs")?,
-                slice(attrs, numAttrs, "attrs")?,
-                slice(attrsIndexes, numAttrs, "attrsIndexes")?,
-            )
-        };
-        if let Some(i) = (0..numBatches).find(|&i| m[i] < z[i]) {
-            fi.put(i);
-            return fail(INVALID_PARAM, format!("destMaxs[{i}] = {} is smaller than sizes[{i}] = {}", m[i], z[i]));
-        }
-        if let Some(j) = a.iter().position(|x| x.rsv.iter().any(|b| *b != 0)) {
-            return fail(INVALID_PARAM, format!("attrs[{j}].rsv has non-zero bytes"));
-        }
-        fi.put(usize::MAX);
-        let st = state::stream(handle(stream))?;
-        state::check_stream_context(&st)?;
-        let attrs: Vec<BatchAttr> = a
-            .iter()
-            .map(|x| BatchAttr { dst_type: x.dstLoc.type_, src_type: x.srcLoc.type_, rsv_zero: true })
-            .collect();
-        // SAFETY: C contract: pageable ranges are valid now, pinned ones until the copies ran.
-        match unsafe { copy::memcpy_batch_async(d, m, s, z, &attrs, ai, &st) } {
-            Ok(()) => Ok(()),
-            Err((i, f)) => {
-                fi.put(i.unwrap_or(usize::MAX));
-                Err(f)
-            }
-        }
+        // SAFETY: the caller's C contract.
+        unsafe { batch_async(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, Some(&fi), stream) }
+    }
+}
+
+acl! {
+    /// `aclrtMemcpyBatchAsyncV2`: `aclrtMemcpyBatchAsync` without the failing index.
+    fn aclrtMemcpyBatchAsyncV2(dsts: *mut *mut c_void, destMaxs: *mut usize, srcs: *mut *mut c_void, sizes: *mut usize, numBatches: usize, attrs: *mut aclrtMemcpyBatchAttr, attrsIndexes: *mut usize, numAttrs: usize, stream: aclrtStream) {
+        // SAFETY: the caller's C contract.
+        unsafe { batch_async(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, None, stream) }
     }
 }
 

@@ -224,6 +224,25 @@ acl! {
 }
 
 acl! {
+    /// `aclrtHostMemMapCapabilities`: whether an engine of the device can reach host memory
+    /// through a mapping. Host and device share one address space in the emulator, so every
+    /// engine type can.
+    fn aclrtHostMemMapCapabilities(deviceId: u32, hacType: aclrtHacType, capabilities: *mut aclrtHostMemMapCapability) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(capabilities, "capabilities") }?;
+        let n = state::device_count();
+        if deviceId >= n {
+            return fail(RT_PARAM_INVALID, format!("deviceId {deviceId} is not below the device count {n}"));
+        }
+        if hacType > ACL_RT_HAC_TYPE_CCU {
+            return fail(RT_PARAM_INVALID, format!("hacType {hacType} is not an aclrtHacType (0-9)"));
+        }
+        out.set(ACL_RT_HOST_MEM_MAP_SUPPORTED);
+        Ok(())
+    }
+}
+
+acl! {
     /// `aclrtHostUnregister`: 507911 for a pointer that is not a registered range's start.
     fn aclrtHostUnregister(ptr: *mut c_void) {
         if ptr.is_null() {

@@ -9,7 +9,10 @@
 //! * [`HostBuffer`] — pinned host memory (`aclrtMallocHost` / `aclrtFreeHost`), which derefs to a
 //!   slice and is what truly asynchronous copies need.
 //! * [`HostRegistration`] — an ordinary `Vec` registered with the runtime
-//!   (`aclrtHostRegister` / `aclrtHostUnregister`) for as long as the registration owns it.
+//!   (`aclrtHostRegister` / `aclrtHostUnregister`) for as long as the registration owns it;
+//!   mapped registrations lend a device view of the vector (zero copy).
+//! * [`ManagedBuffer`] — managed memory both sides address (`aclrtMemAllocManaged`), host access
+//!   through `Deref`, device access through a [`ManagedView`] that excludes it.
 //!
 //! Each of them holds a handle on its [`Device`](crate::Device): the device stays open while the
 //! memory exists. Element types implement the marker trait [`DeviceRepr`]: plain data for which
@@ -17,6 +20,7 @@
 
 mod device;
 mod host;
+mod managed;
 mod policy;
 mod registration;
 mod repr;
@@ -24,6 +28,7 @@ mod slice;
 
 pub use device::DeviceBuffer;
 pub use host::HostBuffer;
+pub use managed::{MANAGED_PAGE, ManagedBuffer, ManagedLocation, ManagedView, MemAdvice};
 pub use policy::{DeviceAlloc, MallocConfig, MallocFlags, MallocPolicy};
 pub use registration::{HostRegisterFlags, HostRegisterType, HostRegistration};
 pub use repr::DeviceRepr;

@@ -2,6 +2,7 @@
 //! … `aclrtHostUnregister`) for as long as the registration owns it.
 
 use super::repr::DeviceRepr;
+use super::slice::{DeviceSlice, DeviceSliceMut};
 use crate::copy::{MemoryLocation, RawRegion};
 use crate::current;
 use crate::deferred::{self, Raw};
@@ -118,6 +119,41 @@ impl<T: DeviceRepr> HostRegistration<T> {
     /// The device-side address of the memory (NULL when not mapped).
     pub fn device_ptr(&self) -> *mut T {
         self.device_ptr
+    }
+
+    /// The memory as the device sees it: a view of device memory at the registration's device
+    /// address, for kernels and copies of the stream's device to read (zero copy). Borrowed
+    /// shared: the host may only read the vector meanwhile. An argument error when the memory
+    /// is not mapped into the device's address space.
+    pub fn device_view(&self) -> Result<DeviceSlice<'_, T>> {
+        Ok(DeviceSlice::new(
+            self.mapped_region("HostRegistration::device_view")?,
+        ))
+    }
+
+    /// The memory as the device sees it, for device work that writes it (zero copy). Borrowed
+    /// exclusively: the host cannot touch the vector while the view lives, so a scope that uses
+    /// the view is done before the host reads the result.
+    pub fn device_view_mut(&mut self) -> Result<DeviceSliceMut<'_, T>> {
+        Ok(DeviceSliceMut::new(
+            self.mapped_region("HostRegistration::device_view_mut")?,
+        ))
+    }
+
+    fn mapped_region(&self, api: &'static str) -> Result<RawRegion<T>> {
+        if self.device_ptr.is_null() {
+            return Err(Error::argument(
+                api,
+                "the memory is not mapped for the device (register it with \
+                 HostRegisterFlags::MAPPED)",
+            ));
+        }
+        Ok(RawRegion::new(
+            self.device_ptr,
+            self.mem.len(),
+            MemoryLocation::Device(self.device.id()),
+        )
+        .with_context(self.ctx))
     }
 
     /// The device the memory is registered with.
