@@ -1,13 +1,17 @@
-//! The only place that calls into the runtime: one small function per C function, grouped by API
-//! family (`result::stream::create`, `result::memory::malloc`, ...), turning the status into a
-//! [`Result`]. Output parameters are read only after the status check.
+//! The safe types' calls into the runtime, grouped by API family (`result::stream::create`,
+//! `result::memory::malloc`, ...), on top of the checked layer [`crate::raw`]: each function
+//! names its arguments, fixes the ones the safe types never vary, and returns out-parameters as
+//! values, read only after the status check. The status check and the error (function name,
+//! code, recent message) are `raw`'s, and the copy path is `#[inline(always)]` down to the
+//! table call.
 //!
 //! Functions whose only arguments are plain values are safe; functions that take a handle or a
 //! pointer are `unsafe fn`: the caller proves the handle is live and the pointer valid.
 #![allow(clippy::missing_safety_doc)]
 
-use crate::error::{Result, check};
-use ascendcl_sys::{self as sys, api};
+use crate::error::Result;
+use crate::raw;
+use ascendcl_sys::{self as sys, AclError};
 use std::ffi::{CStr, c_void};
 
 /// A C out-parameter type: plain data whose zero value is valid, so the slot can be initialised
@@ -34,34 +38,32 @@ out_param!(
     },
 );
 
-/// Calls `call` with a pointer to an out-parameter and returns the value the runtime wrote,
-/// read only after the status check.
-fn out<T: OutParam>(
-    api_name: &'static str,
-    call: impl FnOnce(*mut T) -> sys::aclError,
-) -> Result<T> {
+/// Calls `call` (a checked [`raw`] function) with a pointer to an out-parameter and returns the
+/// value the runtime wrote, read only after the status check.
+#[inline]
+fn out<T: OutParam>(call: impl FnOnce(*mut T) -> Result<()>) -> Result<T> {
     let mut slot = T::ZERO;
-    check(api_name, call(&mut slot))?;
+    call(&mut slot)?;
     Ok(slot)
 }
 
-/// Diagnostics: `aclGetRecentErrMsg`, `aclrtGetSocName`, `aclrtGetVersion`.
+/// Diagnostics: `aclGetRecentErrMsg`, `aclrtGetSocName`, `aclrtGetLastError`, `aclrtGetVersion`.
 pub(crate) mod diag {
     use super::*;
 
     /// `aclGetRecentErrMsg`, copied out; `None` when empty or when no backend is installed.
     pub(crate) fn recent_err_msg() -> Option<String> {
-        let api = sys::try_api()?;
-        // SAFETY: no arguments; the result is NULL or a NUL-terminated string owned by the
-        // runtime's thread-local storage, valid until the next call on this thread.
-        let p = unsafe { (api.aclGetRecentErrMsg)() };
+        // `raw` panics without a backend; an error built before one was installed has no message.
+        sys::try_api()?;
+        let p = raw::aclGetRecentErrMsg();
         // A backend without aclGetRecentErrMsg answers NULL through a stub that records the
         // symbol as missing: drop that record so it is not blamed on a later failure.
         let _ = sys::take_missing_symbol();
         if p.is_null() {
             return None;
         }
-        // SAFETY: non-NULL, NUL-terminated (see above); copied before any other runtime call.
+        // SAFETY: non-NULL, so a NUL-terminated string owned by the runtime's thread-local
+        // storage, valid until the next call on this thread; copied before any other call.
         let s = unsafe { CStr::from_ptr(p) }
             .to_string_lossy()
             .trim()
@@ -73,8 +75,7 @@ pub(crate) mod diag {
     /// (`aclrtGetLastError`, which also clears it; `ACL_ERROR_FAILURE` when none was set), its
     /// message the recent-error text.
     pub(crate) fn soc_name() -> Result<String> {
-        // SAFETY: no arguments; the result is NULL or a static NUL-terminated string.
-        let p = unsafe { (api().aclrtGetSocName)() };
+        let p = raw::aclrtGetSocName();
         if p.is_null() {
             if let Some(symbol) = sys::take_missing_symbol() {
                 return Err(crate::error::Error::MissingSymbol {
@@ -83,22 +84,21 @@ pub(crate) mod diag {
                 });
             }
             let code = match last_error() {
-                0 => sys::ACL_ERROR_FAILURE,
+                AclError::SUCCESS => AclError::FAILURE,
                 code => code,
             };
-            return Err(crate::error::failure("aclrtGetSocName", code));
+            return Err(crate::error::failure("aclrtGetSocName", code.code()));
         }
-        // SAFETY: non-NULL and NUL-terminated, owned by the runtime for the process's life.
+        // SAFETY: non-NULL, so a static NUL-terminated string owned by the runtime.
         Ok(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
     }
 
     /// `aclrtGetLastError(ACL_RT_THREAD_LEVEL)`: the calling thread's last error, which the call
-    /// resets; 0 when none (or when the backend lacks the function).
-    pub(crate) fn last_error() -> i32 {
-        // SAFETY: a plain value argument.
-        let code = unsafe { (api().aclrtGetLastError)(sys::ACL_RT_THREAD_LEVEL) };
-        if code == sys::FEATURE_NOT_SUPPORT && sys::take_missing_symbol().is_some() {
-            return 0;
+    /// resets; `SUCCESS` when none (or when the backend lacks the function).
+    pub(crate) fn last_error() -> AclError {
+        let code = raw::aclrtGetLastError(sys::ACL_RT_THREAD_LEVEL);
+        if code == AclError::FEATURE_NOT_SUPPORT && sys::take_missing_symbol().is_some() {
+            return AclError::SUCCESS;
         }
         code
     }
@@ -107,9 +107,7 @@ pub(crate) mod diag {
     pub(crate) fn version() -> Result<(i32, i32, i32)> {
         let (mut a, mut b, mut c) = (0, 0, 0);
         // SAFETY: three valid out-pointers to local integers.
-        check("aclrtGetVersion", unsafe {
-            (api().aclrtGetVersion)(&mut a, &mut b, &mut c)
-        })?;
+        unsafe { raw::aclrtGetVersion(&mut a, &mut b, &mut c) }?;
         Ok((a, b, c))
     }
 }
@@ -121,14 +119,14 @@ pub(crate) mod init {
     /// `aclInit(NULL)`; `ACL_ERROR_REPEAT_INITIALIZE` is returned as an error for the caller to
     /// judge.
     pub(crate) fn init() -> Result<()> {
-        // SAFETY: NULL config path means "no configuration".
-        check("aclInit", unsafe { (api().aclInit)(std::ptr::null()) })
+        // SAFETY: a NULL configuration path means "no configuration".
+        unsafe { raw::aclInit(std::ptr::null()) }
     }
 
     /// `aclFinalize`.
     pub(crate) fn finalize() -> Result<()> {
-        // SAFETY: no arguments.
-        check("aclFinalize", unsafe { (api().aclFinalize)() })
+        // SAFETY: no arguments; `Runtime` calls it only when no safe handle is left.
+        unsafe { raw::aclFinalize() }
     }
 }
 
@@ -137,64 +135,50 @@ pub(crate) mod device {
     use super::*;
 
     pub(crate) fn count() -> Result<u32> {
-        out("aclrtGetDeviceCount", |n| {
-            // SAFETY: valid out-pointer.
-            unsafe { (api().aclrtGetDeviceCount)(n) }
-        })
+        // SAFETY: a valid out-pointer.
+        out(|n| unsafe { raw::aclrtGetDeviceCount(n) })
     }
 
     pub(crate) fn set(id: i32) -> Result<()> {
-        // SAFETY: plain value argument; the runtime validates the id.
-        check("aclrtSetDevice", unsafe { (api().aclrtSetDevice)(id) })
+        // SAFETY: a plain value, validated by the runtime; the caller keeps the current context
+        // in step (`current`).
+        unsafe { raw::aclrtSetDevice(id) }
     }
 
     pub(crate) fn reset(id: i32) -> Result<()> {
-        // SAFETY: plain value argument.
-        check("aclrtResetDevice", unsafe { (api().aclrtResetDevice)(id) })
+        // SAFETY: a plain value; called when the device's last handle goes.
+        unsafe { raw::aclrtResetDevice(id) }
     }
 
     pub(crate) fn reset_force(id: i32) -> Result<()> {
-        // SAFETY: plain value argument.
-        check("aclrtResetDeviceForce", unsafe {
-            (api().aclrtResetDeviceForce)(id)
-        })
+        // SAFETY: a plain value; called only with the device's only handle.
+        unsafe { raw::aclrtResetDeviceForce(id) }
     }
 
     pub(crate) fn synchronize() -> Result<()> {
-        // SAFETY: no arguments.
-        check("aclrtSynchronizeDevice", unsafe {
-            (api().aclrtSynchronizeDevice)()
-        })
+        raw::aclrtSynchronizeDevice()
     }
 
     pub(crate) fn can_access_peer(id: i32, peer: i32) -> Result<bool> {
-        let can = out("aclrtDeviceCanAccessPeer", |can| {
-            // SAFETY: valid out-pointer, plain values.
-            unsafe { (api().aclrtDeviceCanAccessPeer)(can, id, peer) }
-        })?;
+        // SAFETY: a valid out-pointer and plain values.
+        let can = out(|can| unsafe { raw::aclrtDeviceCanAccessPeer(can, id, peer) })?;
         Ok(can != 0)
     }
 
     pub(crate) fn enable_peer_access(peer: i32) -> Result<()> {
-        // SAFETY: plain values; flags must be 0.
-        check("aclrtDeviceEnablePeerAccess", unsafe {
-            (api().aclrtDeviceEnablePeerAccess)(peer, 0)
-        })
+        // Flags must be 0.
+        raw::aclrtDeviceEnablePeerAccess(peer, 0)
     }
 
     pub(crate) fn disable_peer_access(peer: i32) -> Result<()> {
-        // SAFETY: plain value.
-        check("aclrtDeviceDisablePeerAccess", unsafe {
-            (api().aclrtDeviceDisablePeerAccess)(peer)
-        })
+        // SAFETY: a plain value; called when the peer-access token goes.
+        unsafe { raw::aclrtDeviceDisablePeerAccess(peer) }
     }
 
     pub(crate) fn mem_info(attr: sys::aclrtMemAttr) -> Result<(usize, usize)> {
         let (mut free, mut total) = (0, 0);
         // SAFETY: valid out-pointers to locals; the runtime validates attr.
-        check("aclrtGetMemInfo", unsafe {
-            (api().aclrtGetMemInfo)(attr, &mut free, &mut total)
-        })?;
+        unsafe { raw::aclrtGetMemInfo(attr, &mut free, &mut total) }?;
         Ok((free, total))
     }
 }
@@ -204,35 +188,27 @@ pub(crate) mod context {
     use super::*;
 
     pub(crate) fn create(device: i32) -> Result<sys::aclrtContext> {
-        out("aclrtCreateContext", |c| {
-            // SAFETY: valid out-pointer.
-            unsafe { (api().aclrtCreateContext)(c, device) }
-        })
+        // SAFETY: a valid out-pointer.
+        out(|c| unsafe { raw::aclrtCreateContext(c, device) })
     }
 
     /// # Safety
     /// `ctx` is a live context created by `create` and not the default context.
     pub(crate) unsafe fn destroy(ctx: sys::aclrtContext) -> Result<()> {
         // SAFETY: the caller guarantees a live, owned context.
-        check("aclrtDestroyContext", unsafe {
-            (api().aclrtDestroyContext)(ctx)
-        })
+        unsafe { raw::aclrtDestroyContext(ctx) }
     }
 
     pub(crate) fn current() -> Result<sys::aclrtContext> {
-        out("aclrtGetCurrentContext", |c| {
-            // SAFETY: valid out-pointer.
-            unsafe { (api().aclrtGetCurrentContext)(c) }
-        })
+        // SAFETY: a valid out-pointer.
+        out(|c| unsafe { raw::aclrtGetCurrentContext(c) })
     }
 
     /// # Safety
     /// `ctx` is a live context (or NULL where the runtime allows it).
     pub(crate) unsafe fn set_current(ctx: sys::aclrtContext) -> Result<()> {
         // SAFETY: the caller guarantees the handle.
-        check("aclrtSetCurrentContext", unsafe {
-            (api().aclrtSetCurrentContext)(ctx)
-        })
+        unsafe { raw::aclrtSetCurrentContext(ctx) }
     }
 }
 
@@ -241,91 +217,71 @@ pub(crate) mod stream {
     use super::*;
 
     pub(crate) fn create(priority: u32, flags: u32) -> Result<sys::aclrtStream> {
-        out("aclrtCreateStreamWithConfig", |s| {
-            // SAFETY: valid out-pointer, plain values.
-            unsafe { (api().aclrtCreateStreamWithConfig)(s, priority, flags) }
-        })
+        // SAFETY: a valid out-pointer and plain values.
+        out(|s| unsafe { raw::aclrtCreateStreamWithConfig(s, priority, flags) })
     }
 
     /// # Safety
     /// `s` is a live stream owned by the caller; it is invalid afterwards.
     pub(crate) unsafe fn destroy(s: sys::aclrtStream) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtDestroyStream", unsafe {
-            (api().aclrtDestroyStream)(s)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtDestroyStream(s) }
     }
 
     /// # Safety
     /// As [`destroy`].
     pub(crate) unsafe fn destroy_force(s: sys::aclrtStream) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtDestroyStreamForce", unsafe {
-            (api().aclrtDestroyStreamForce)(s)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtDestroyStreamForce(s) }
     }
 
     /// # Safety
     /// `s` is a live stream.
     pub(crate) unsafe fn synchronize(s: sys::aclrtStream) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtSynchronizeStream", unsafe {
-            (api().aclrtSynchronizeStream)(s)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtSynchronizeStream(s) }
     }
 
     /// # Safety
     /// `s` is a live stream.
     pub(crate) unsafe fn synchronize_timeout(s: sys::aclrtStream, ms: i32) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtSynchronizeStreamWithTimeout", unsafe {
-            (api().aclrtSynchronizeStreamWithTimeout)(s, ms)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtSynchronizeStreamWithTimeout(s, ms) }
     }
 
     /// # Safety
     /// `s` is a live stream.
     pub(crate) unsafe fn query(s: sys::aclrtStream) -> Result<sys::aclrtStreamStatus> {
-        out("aclrtStreamQuery", |st| {
-            // SAFETY: caller's guarantee; valid out-pointer.
-            unsafe { (api().aclrtStreamQuery)(s, st) }
-        })
+        // SAFETY: the caller's guarantee; a valid out-pointer.
+        out(|st| unsafe { raw::aclrtStreamQuery(s, st) })
     }
 
     /// # Safety
     /// `s` is a live stream.
     pub(crate) unsafe fn priority(s: sys::aclrtStream) -> Result<u32> {
-        out("aclrtStreamGetPriority", |p| {
-            // SAFETY: caller's guarantee; valid out-pointer.
-            unsafe { (api().aclrtStreamGetPriority)(s, p) }
-        })
+        // SAFETY: the caller's guarantee; a valid out-pointer.
+        out(|p| unsafe { raw::aclrtStreamGetPriority(s, p) })
     }
 
     /// # Safety
     /// `s` is a live stream.
     pub(crate) unsafe fn flags(s: sys::aclrtStream) -> Result<u32> {
-        out("aclrtStreamGetFlags", |f| {
-            // SAFETY: caller's guarantee; valid out-pointer.
-            unsafe { (api().aclrtStreamGetFlags)(s, f) }
-        })
+        // SAFETY: the caller's guarantee; a valid out-pointer.
+        out(|f| unsafe { raw::aclrtStreamGetFlags(s, f) })
     }
 
     /// # Safety
     /// `s` is a live stream.
     pub(crate) unsafe fn set_failure_mode(s: sys::aclrtStream, mode: u64) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtSetStreamFailureMode", unsafe {
-            (api().aclrtSetStreamFailureMode)(s, mode)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtSetStreamFailureMode(s, mode) }
     }
 
     /// # Safety
     /// `s` and `e` are live.
     pub(crate) unsafe fn wait_event(s: sys::aclrtStream, e: sys::aclrtEvent) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtStreamWaitEvent", unsafe {
-            (api().aclrtStreamWaitEvent)(s, e)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtStreamWaitEvent(s, e) }
     }
 
     /// # Safety
@@ -335,10 +291,8 @@ pub(crate) mod stream {
         f: unsafe extern "C" fn(*mut c_void),
         arg: *mut c_void,
     ) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtLaunchHostFunc", unsafe {
-            (api().aclrtLaunchHostFunc)(s, Some(f), arg)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtLaunchHostFunc(s, Some(f), arg) }
     }
 }
 
@@ -348,74 +302,60 @@ pub(crate) mod event {
 
     pub(crate) fn create(flags: Option<u32>) -> Result<sys::aclrtEvent> {
         match flags {
-            None => out("aclrtCreateEvent", |e| {
-                // SAFETY: valid out-pointer.
-                unsafe { (api().aclrtCreateEvent)(e) }
-            }),
-            Some(f) => out("aclrtCreateEventWithFlag", |e| {
-                // SAFETY: valid out-pointer; the runtime validates the flags.
-                unsafe { (api().aclrtCreateEventWithFlag)(e, f) }
-            }),
+            // SAFETY: a valid out-pointer.
+            None => out(|e| unsafe { raw::aclrtCreateEvent(e) }),
+            // SAFETY: a valid out-pointer; the runtime validates the flags.
+            Some(f) => out(|e| unsafe { raw::aclrtCreateEventWithFlag(e, f) }),
         }
     }
 
     /// # Safety
     /// `e` is a live event owned by the caller; invalid afterwards.
     pub(crate) unsafe fn destroy(e: sys::aclrtEvent) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtDestroyEvent", unsafe { (api().aclrtDestroyEvent)(e) })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtDestroyEvent(e) }
     }
 
     /// # Safety
     /// `e` and `s` are live.
     pub(crate) unsafe fn record(e: sys::aclrtEvent, s: sys::aclrtStream) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtRecordEvent", unsafe {
-            (api().aclrtRecordEvent)(e, s)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtRecordEvent(e, s) }
     }
 
     /// # Safety
     /// `e` and `s` are live.
     pub(crate) unsafe fn reset(e: sys::aclrtEvent, s: sys::aclrtStream) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtResetEvent", unsafe { (api().aclrtResetEvent)(e, s) })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtResetEvent(e, s) }
     }
 
     /// # Safety
     /// `e` is live.
     pub(crate) unsafe fn query_status(e: sys::aclrtEvent) -> Result<sys::aclrtEventRecordedStatus> {
-        out("aclrtQueryEventStatus", |st| {
-            // SAFETY: caller's guarantee; valid out-pointer.
-            unsafe { (api().aclrtQueryEventStatus)(e, st) }
-        })
+        // SAFETY: the caller's guarantee; a valid out-pointer.
+        out(|st| unsafe { raw::aclrtQueryEventStatus(e, st) })
     }
 
     /// # Safety
     /// `e` is live.
     pub(crate) unsafe fn synchronize(e: sys::aclrtEvent) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtSynchronizeEvent", unsafe {
-            (api().aclrtSynchronizeEvent)(e)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtSynchronizeEvent(e) }
     }
 
     /// # Safety
     /// `e` is live.
     pub(crate) unsafe fn synchronize_timeout(e: sys::aclrtEvent, ms: i32) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtSynchronizeEventWithTimeout", unsafe {
-            (api().aclrtSynchronizeEventWithTimeout)(e, ms)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtSynchronizeEventWithTimeout(e, ms) }
     }
 
     /// # Safety
     /// Both events are live.
     pub(crate) unsafe fn elapsed_ms(start: sys::aclrtEvent, end: sys::aclrtEvent) -> Result<f32> {
-        out("aclrtEventElapsedTime", |ms| {
-            // SAFETY: caller's guarantee; valid out-pointer.
-            unsafe { (api().aclrtEventElapsedTime)(ms, start, end) }
-        })
+        // SAFETY: the caller's guarantee; a valid out-pointer.
+        out(|ms| unsafe { raw::aclrtEventElapsedTime(ms, start, end) })
     }
 }
 
@@ -424,47 +364,39 @@ pub(crate) mod memory {
     use super::*;
 
     pub(crate) fn malloc(size: usize, policy: u32) -> Result<*mut c_void> {
-        out("aclrtMalloc", |p| {
-            // SAFETY: valid out-pointer; the runtime validates size and policy.
-            unsafe { (api().aclrtMalloc)(p, size, policy) }
-        })
+        // SAFETY: a valid out-pointer; the runtime validates size and policy.
+        out(|p| unsafe { raw::aclrtMalloc(p, size, policy) })
     }
 
     /// `aclrtMallocAlign32`: no trailing padding, size rounded up to 32 bytes.
     pub(crate) fn malloc_align32(size: usize, policy: u32) -> Result<*mut c_void> {
-        out("aclrtMallocAlign32", |p| {
-            // SAFETY: valid out-pointer; the runtime validates size and policy.
-            unsafe { (api().aclrtMallocAlign32)(p, size, policy) }
-        })
+        // SAFETY: a valid out-pointer; the runtime validates size and policy.
+        out(|p| unsafe { raw::aclrtMallocAlign32(p, size, policy) })
     }
 
     /// `aclrtMallocCached`: cacheable device memory.
     pub(crate) fn malloc_cached(size: usize, policy: u32) -> Result<*mut c_void> {
-        out("aclrtMallocCached", |p| {
-            // SAFETY: valid out-pointer; the runtime validates size and policy.
-            unsafe { (api().aclrtMallocCached)(p, size, policy) }
-        })
+        // SAFETY: a valid out-pointer; the runtime validates size and policy.
+        out(|p| unsafe { raw::aclrtMallocCached(p, size, policy) })
     }
 
     /// # Safety
     /// `p` was returned by `malloc` and is not used afterwards.
     pub(crate) unsafe fn free(p: *mut c_void) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtFree", unsafe { (api().aclrtFree)(p) })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtFree(p) }
     }
 
     pub(crate) fn malloc_host(size: usize) -> Result<*mut c_void> {
-        out("aclrtMallocHost", |p| {
-            // SAFETY: valid out-pointer.
-            unsafe { (api().aclrtMallocHost)(p, size) }
-        })
+        // SAFETY: a valid out-pointer.
+        out(|p| unsafe { raw::aclrtMallocHost(p, size) })
     }
 
     /// # Safety
     /// `p` was returned by `malloc_host` and is not used afterwards.
     pub(crate) unsafe fn free_host(p: *mut c_void) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtFreeHost", unsafe { (api().aclrtFreeHost)(p) })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtFreeHost(p) }
     }
 
     /// # Safety
@@ -474,46 +406,36 @@ pub(crate) mod memory {
         size: u64,
         ty: sys::aclrtHostRegisterType,
     ) -> Result<*mut c_void> {
-        out("aclrtHostRegister", |dev| {
-            // SAFETY: caller's guarantee; valid out-pointer.
-            unsafe { (api().aclrtHostRegister)(p, size, ty, dev) }
-        })
+        // SAFETY: the caller's guarantee; a valid out-pointer.
+        out(|dev| unsafe { raw::aclrtHostRegister(p, size, ty, dev) })
     }
 
     /// # Safety
     /// As [`host_register`].
     pub(crate) unsafe fn host_register_v2(p: *mut c_void, size: u64, flags: u32) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtHostRegisterV2", unsafe {
-            (api().aclrtHostRegisterV2)(p, size, flags)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtHostRegisterV2(p, size, flags) }
     }
 
     /// # Safety
     /// `p` is registered host memory.
     pub(crate) unsafe fn host_device_pointer(p: *mut c_void) -> Result<*mut c_void> {
-        out("aclrtHostGetDevicePointer", |dev| {
-            // SAFETY: caller's guarantee; valid out-pointer.
-            unsafe { (api().aclrtHostGetDevicePointer)(p, dev, 0) }
-        })
+        // SAFETY: the caller's guarantee; a valid out-pointer.
+        out(|dev| unsafe { raw::aclrtHostGetDevicePointer(p, dev, 0) })
     }
 
     /// # Safety
     /// `p` was registered with `host_register`.
     pub(crate) unsafe fn host_unregister(p: *mut c_void) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtHostUnregister", unsafe {
-            (api().aclrtHostUnregister)(p)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtHostUnregister(p) }
     }
 
     /// # Safety
     /// `p` is a valid pointer (any memory).
     pub(crate) unsafe fn pointer_attributes(p: *const c_void) -> Result<sys::aclrtPtrAttributes> {
-        out("aclrtPointerGetAttributes", |a| {
-            // SAFETY: caller's guarantee; valid out-pointer.
-            unsafe { (api().aclrtPointerGetAttributes)(p, a) }
-        })
+        // SAFETY: the caller's guarantee; a valid out-pointer.
+        out(|a| unsafe { raw::aclrtPointerGetAttributes(p, a) })
     }
 
     /// # Safety
@@ -525,10 +447,8 @@ pub(crate) mod memory {
         value: u8,
         count: usize,
     ) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtMemset", unsafe {
-            (api().aclrtMemset)(dst, max, i32::from(value), count)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtMemset(dst, max, i32::from(value), count) }
     }
 
     /// # Safety
@@ -540,10 +460,8 @@ pub(crate) mod memory {
         count: usize,
         s: sys::aclrtStream,
     ) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtMemsetAsync", unsafe {
-            (api().aclrtMemsetAsync)(dst, max, i32::from(value), count, s)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtMemsetAsync(dst, max, i32::from(value), count, s) }
     }
 
     /// # Safety
@@ -557,10 +475,8 @@ pub(crate) mod memory {
         count: usize,
         kind: sys::aclrtMemcpyKind,
     ) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtMemcpy", unsafe {
-            (api().aclrtMemcpy)(dst, max, src, count, kind)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtMemcpy(dst, max, src, count, kind) }
     }
 
     /// # Safety
@@ -575,10 +491,8 @@ pub(crate) mod memory {
         kind: sys::aclrtMemcpyKind,
         s: sys::aclrtStream,
     ) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtMemcpyAsync", unsafe {
-            (api().aclrtMemcpyAsync)(dst, max, src, count, kind, s)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtMemcpyAsync(dst, max, src, count, kind, s) }
     }
 
     /// # Safety
@@ -593,10 +507,8 @@ pub(crate) mod memory {
         height: usize,
         kind: sys::aclrtMemcpyKind,
     ) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtMemcpy2d", unsafe {
-            (api().aclrtMemcpy2d)(dst, dpitch, src, spitch, width, height, kind)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtMemcpy2d(dst, dpitch, src, spitch, width, height, kind) }
     }
 
     /// # Safety
@@ -612,10 +524,8 @@ pub(crate) mod memory {
         kind: sys::aclrtMemcpyKind,
         s: sys::aclrtStream,
     ) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtMemcpy2dAsync", unsafe {
-            (api().aclrtMemcpy2dAsync)(dst, dpitch, src, spitch, width, height, kind, s)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtMemcpy2dAsync(dst, dpitch, src, spitch, width, height, kind, s) }
     }
 
     /// # Safety
@@ -630,9 +540,9 @@ pub(crate) mod memory {
         attr_indexes: &mut [usize],
     ) -> Result<(), (crate::Error, usize)> {
         let mut fail = usize::MAX;
-        // SAFETY: caller's guarantee; array lengths passed alongside.
-        let code = unsafe {
-            (api().aclrtMemcpyBatch)(
+        // SAFETY: the caller's guarantee; array lengths passed alongside.
+        let copied = unsafe {
+            raw::aclrtMemcpyBatch(
                 dsts.as_mut_ptr(),
                 dst_maxs.as_mut_ptr(),
                 srcs.as_mut_ptr(),
@@ -644,7 +554,7 @@ pub(crate) mod memory {
                 &mut fail,
             )
         };
-        check("aclrtMemcpyBatch", code).map_err(|e| (e, fail))
+        copied.map_err(|e| (e, fail))
     }
 }
 
@@ -655,26 +565,20 @@ pub(crate) mod report {
     /// # Safety
     /// `s` is live.
     pub(crate) unsafe fn subscribe(thread: u64, s: sys::aclrtStream) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtSubscribeReport", unsafe {
-            (api().aclrtSubscribeReport)(thread, s)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtSubscribeReport(thread, s) }
     }
 
     /// # Safety
     /// `s` is live.
     pub(crate) unsafe fn unsubscribe(thread: u64, s: sys::aclrtStream) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtUnSubscribeReport", unsafe {
-            (api().aclrtUnSubscribeReport)(thread, s)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtUnSubscribeReport(thread, s) }
     }
 
     pub(crate) fn process(timeout_ms: i32) -> Result<()> {
-        // SAFETY: plain value.
-        check("aclrtProcessReport", unsafe {
-            (api().aclrtProcessReport)(timeout_ms)
-        })
+        // SAFETY: a plain value; called by the report thread the subscriptions name.
+        unsafe { raw::aclrtProcessReport(timeout_ms) }
     }
 
     /// # Safety
@@ -685,10 +589,8 @@ pub(crate) mod report {
         block: sys::aclrtCallbackBlockType,
         s: sys::aclrtStream,
     ) -> Result<()> {
-        // SAFETY: caller's guarantee.
-        check("aclrtLaunchCallback", unsafe {
-            (api().aclrtLaunchCallback)(Some(f), arg, block, s)
-        })
+        // SAFETY: the caller's guarantee.
+        unsafe { raw::aclrtLaunchCallback(Some(f), arg, block, s) }
     }
 }
 
@@ -714,12 +616,10 @@ mod tests {
                 "{name} is not a function of the bindings"
             );
         }
-        let src = include_str!("result.rs");
-        let called: BTreeSet<&str> = src
-            .split("api().")
+        let called: BTreeSet<&str> = include_str!("result.rs")
+            .split("raw::")
             .skip(1)
-            .chain(src.split("(api.").skip(1))
-            .filter_map(|s| s.split(')').next())
+            .filter_map(|s| s.split('(').next())
             .filter(|s| s.starts_with("acl") && s.chars().all(|c| c.is_ascii_alphanumeric()))
             .collect();
         assert!(!called.is_empty());

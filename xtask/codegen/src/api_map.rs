@@ -4,8 +4,8 @@
 //! Inputs: `xtask/codegen/api-map.tsv` (C function, Rust, family: one wrapped function a line),
 //! `xtask/codegen/api-map-concepts.tsv` (runtime concept, Rust types, notes), the function list
 //! of ascendcl-sys's `generated/functions.rs`, and the safe crate's sources. The mapping must
-//! name exactly the functions the safe crate calls through the table (`api().aclX`), each a
-//! function of the bindings.
+//! name exactly the functions the safe crate calls (through the checked layer, `raw::aclX`, or
+//! on the table, `api().aclX`), each a function of the bindings.
 
 use crate::output::{self, Generated};
 use std::collections::{BTreeMap, BTreeSet};
