@@ -14,21 +14,24 @@
 //! get-address callback receives no allocator object, so a panic of `address` only answers
 //! NULL).
 //!
-//! The object the runtime holds is a small leaked slot through which the callbacks reach the
-//! allocator: unregistering empties the slot, so a callback that comes late finds no allocator
-//! (and answers NULL) instead of a freed one. The slot's few words stay allocated for the life of
-//! the process.
+//! The object the runtime holds is not a pointer to the allocator but the registration's number
+//! in a process-wide table of live registrations: a callback looks the number up, and
+//! unregistering removes it, so a callback that comes late finds no allocator (and answers NULL)
+//! instead of a freed one, and nothing outlives the registration.
 
 use crate::error::{Error, Result};
 use crate::host_fn::panic_message;
 use crate::raw;
 use crate::stream::Stream;
 use ascendcl_sys as sys;
+use std::any::Any;
+use std::collections::HashMap;
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr::null_mut;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 /// An allocator the operator executors draw device memory from (`aclrtAllocatorDesc`).
 ///
@@ -93,7 +96,7 @@ pub trait Allocator: Send + Sync + 'static {
     fn address(block: &Self::Block) -> *mut c_void;
 }
 
-/// What the runtime's allocator object points to: the allocator while registered, and the first
+/// What the runtime's allocator object names: the allocator while registered, and the first
 /// panic of a callback.
 struct Slot<A> {
     allocator: Mutex<Option<Arc<A>>>,
@@ -129,20 +132,34 @@ fn into_raw<B>(block: Option<B>) -> sys::aclrtAllocatorBlock {
     block.map_or(null_mut(), |b| Box::into_raw(Box::new(b)).cast())
 }
 
-/// # Safety
-/// `obj` is the `&'static Slot<A>` of a registration of this module.
-unsafe fn slot<'a, A>(obj: sys::aclrtAllocator) -> &'a Slot<A> {
-    // SAFETY: the caller's contract; slots are leaked, never freed.
-    unsafe { &*obj.cast_const().cast::<Slot<A>>() }
+/// The live registrations, by number: the number is the allocator object the runtime holds.
+static SLOTS: LazyLock<Mutex<HashMap<usize, Arc<dyn Any + Send + Sync>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The next registration number (never 0, so that no object is NULL).
+static NEXT_SLOT: AtomicUsize = AtomicUsize::new(1);
+
+/// The object the runtime holds for registration number `id`.
+fn object(id: usize) -> sys::aclrtAllocator {
+    std::ptr::without_provenance_mut(id)
+}
+
+/// The slot of the registration the runtime's object `obj` names; `None` once unregistered (or
+/// for an object that is not one of this module's registrations of `A`).
+fn slot<A: Allocator>(obj: sys::aclrtAllocator) -> Option<Arc<Slot<A>>> {
+    let slots = SLOTS.lock().unwrap_or_else(PoisonError::into_inner);
+    let any = Arc::clone(slots.get(&obj.addr())?);
+    drop(slots);
+    any.downcast::<Slot<A>>().ok()
 }
 
 unsafe extern "C" fn alloc_fn<A: Allocator>(
     obj: sys::aclrtAllocator,
     size: usize,
 ) -> sys::aclrtAllocatorBlock {
-    // SAFETY: the runtime passes back the object this module registered.
-    let s = unsafe { slot::<A>(obj) };
-    s.with(|a| into_raw(a.alloc(size))).unwrap_or(null_mut())
+    slot::<A>(obj)
+        .and_then(|s| s.with(|a| into_raw(a.alloc(size))))
+        .unwrap_or(null_mut())
 }
 
 unsafe extern "C" fn advise_fn<A: Allocator>(
@@ -150,9 +167,8 @@ unsafe extern "C" fn advise_fn<A: Allocator>(
     size: usize,
     hint: sys::aclrtAllocatorAddr,
 ) -> sys::aclrtAllocatorBlock {
-    // SAFETY: as for `alloc_fn`.
-    let s = unsafe { slot::<A>(obj) };
-    s.with(|a| into_raw(a.alloc_advise(size, hint)))
+    slot::<A>(obj)
+        .and_then(|s| s.with(|a| into_raw(a.alloc_advise(size, hint))))
         .unwrap_or(null_mut())
 }
 
@@ -163,13 +179,18 @@ unsafe extern "C" fn free_fn<A: Allocator>(
     if block.is_null() {
         return;
     }
-    // SAFETY: as for `alloc_fn`.
-    let s = unsafe { slot::<A>(obj) };
     // SAFETY: the executor hands back, once, a block `alloc_fn` or `advise_fn` boxed.
     let b = unsafe { Box::from_raw(block.cast::<A::Block>()) };
-    // Unregistered: the closure does not run and the block is dropped with it. A panic of
-    // `free` is kept by `with`.
-    let _ = s.with(|a| a.free(*b));
+    // Unregistered: the block is dropped here. A panic of `free` is kept by `with`; a panic of
+    // the block's own drop must not unwind into C either.
+    match slot::<A>(obj) {
+        Some(s) => {
+            let _ = s.with(|a| a.free(*b));
+        }
+        None => {
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(b)));
+        }
+    }
 }
 
 unsafe extern "C" fn address_fn<A: Allocator>(
@@ -194,7 +215,9 @@ static REGISTRY: Mutex<()> = Mutex::new(());
 /// `Send + Sync` like the allocator.
 pub struct AllocatorRegistration<A: Allocator> {
     allocator: Arc<A>,
-    slot: &'static Slot<A>,
+    slot: Arc<Slot<A>>,
+    /// The registration's number in [`SLOTS`] (the object the runtime holds).
+    id: usize,
     desc: sys::aclrtAllocatorDesc,
     stream: Stream,
     registered: bool,
@@ -244,13 +267,19 @@ impl Stream {
             ));
         }
         let allocator = Arc::new(allocator);
-        let slot: &'static Slot<A> = Box::leak(Box::new(Slot {
+        let slot = Arc::new(Slot {
             allocator: Mutex::new(Some(Arc::clone(&allocator))),
             panic: Mutex::new(None),
-        }));
-        let obj = std::ptr::from_ref(slot).cast_mut().cast::<c_void>();
-        // SAFETY: a live descriptor; the object is the leaked slot (valid forever) and the
-        // functions match the C signatures and treat their arguments as documented above.
+        });
+        let id = NEXT_SLOT.fetch_add(1, Ordering::Relaxed);
+        SLOTS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, Arc::clone(&slot) as Arc<dyn Any + Send + Sync>);
+        let obj = object(id);
+        // SAFETY: a live descriptor; the object is a number the callbacks look up (never
+        // dereferenced) and the functions match the C signatures and treat their arguments as
+        // documented above.
         let set = unsafe {
             raw::aclrtAllocatorSetObjToDesc(desc, obj)
                 .and_then(|()| raw::aclrtAllocatorSetAllocFuncToDesc(desc, Some(alloc_fn::<A>)))
@@ -264,10 +293,7 @@ impl Stream {
                 .and_then(|()| raw::aclrtAllocatorRegister(self.as_raw(), desc))
         };
         if let Err(e) = set {
-            slot.allocator
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take();
+            forget_slot(id);
             // SAFETY: the descriptor was created above and is registered nowhere.
             crate::drop_errors::report(unsafe { raw::aclrtAllocatorDestroyDesc(desc) });
             return Err(e);
@@ -275,6 +301,7 @@ impl Stream {
         Ok(AllocatorRegistration {
             allocator,
             slot,
+            id,
             desc,
             stream: self.clone(),
             registered: true,
@@ -354,7 +381,7 @@ impl<A: Allocator> AllocatorRegistration<A> {
         self.stream.make_current()?;
         let r = registered_desc(&self.stream)?
             .ok_or_else(|| Error::argument(API, "the stream has no allocator registered"))?;
-        let ours = std::ptr::from_ref(self.slot).cast_mut().cast::<c_void>();
+        let ours = object(self.id);
         let (Some(alloc), Some(free), Some(address)) = (r.alloc, r.free, r.address) else {
             return Err(Error::argument(API, "the registration lacks a function"));
         };
@@ -377,7 +404,7 @@ impl<A: Allocator> AllocatorRegistration<A> {
 
     /// The first panic of a callback since the last call, as [`Error::CallbackPanicked`].
     pub fn take_panic(&self) -> Option<Error> {
-        take_panic(self.slot)
+        take_panic(&self.slot)
     }
 
     fn unregister_inner(&mut self) -> Result<()> {
@@ -389,11 +416,7 @@ impl<A: Allocator> AllocatorRegistration<A> {
         // SAFETY: a live stream (held by the registration).
         unsafe { raw::aclrtAllocatorUnregister(self.stream.as_raw()) }?;
         self.registered = false;
-        self.slot
-            .allocator
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
+        forget_slot(self.id);
         // SAFETY: the descriptor created by `register_allocator`, destroyed once (the runtime
         // kept a copy of it while registered).
         unsafe { raw::aclrtAllocatorDestroyDesc(self.desc) }
@@ -405,8 +428,19 @@ impl<A: Allocator> AllocatorRegistration<A> {
     /// the drop of this value tries again.
     pub fn unregister(mut self) -> Result<()> {
         self.unregister_inner()?;
-        take_panic(self.slot).map_or(Ok(()), Err)
+        take_panic(&self.slot).map_or(Ok(()), Err)
     }
+}
+
+/// Removes registration `id` from [`SLOTS`]: later callbacks find no allocator.
+fn forget_slot(id: usize) {
+    let gone = SLOTS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .remove(&id);
+    // The slot (and possibly the allocator, when the registration is gone too) drops outside
+    // the lock.
+    drop(gone);
 }
 
 fn take_panic<A>(slot: &Slot<A>) -> Option<Error> {
