@@ -44,6 +44,7 @@ mod event;
 mod exception;
 pub mod extension;
 pub mod faults;
+mod init_callbacks;
 mod ipc;
 mod json;
 pub mod leak;
@@ -267,6 +268,25 @@ implemented! {
     aclrtSetStreamAttribute,
     aclrtIpcGetEventHandle,
     aclrtIpcOpenEventHandle,
+    aclrtStreamWaitEventWithTimeout,
+    aclrtQueryEventWaitStatus,
+    aclrtCntNotifyCreate,
+    aclrtCntNotifyDestroy,
+    aclrtCntNotifyRecord,
+    aclrtCntNotifyWaitWithTimeout,
+    aclrtCntNotifyReset,
+    aclrtCntNotifyGetId,
+    aclInitCallbackRegister,
+    aclInitCallbackUnRegister,
+    aclFinalizeCallbackRegister,
+    aclFinalizeCallbackUnRegister,
+    aclsysGetVersionNum,
+    aclGetCannAttributeList,
+    aclGetCannAttribute,
+    aclrtCreateStreamConfigHandle,
+    aclrtSetStreamConfigOpt,
+    aclrtCreateStreamV2,
+    aclrtDestroyStreamConfigHandle,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.
