@@ -950,8 +950,10 @@ impl Stream {
     /// `aclrtStreamAbort`: discards the queued tasks, waits for the running one, and makes the
     /// stream usable again (a context failure in STOP mode stays).
     pub(crate) fn abort(&self) {
-        self.cancel.store(true, Ordering::Release);
+        // Cancel under the lock: the worker, released from a wait, cannot take a queued task
+        // before the queue is discarded.
         let mut q = lock(&self.q);
+        self.cancel.store(true, Ordering::Release);
         q = self.discard(q);
         q.halted = false;
         q.stopped = false;
