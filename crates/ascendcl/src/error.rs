@@ -97,7 +97,7 @@ pub enum Error {
     /// product supports. [`Error::is_not_supported`] is true for it.
     #[error(
         "{api} is not supported on this device (ACL_ERROR_RT_FEATURE_NOT_SUPPORT (207000)){}",
-        message.as_deref().map(|m| format!(": {m}")).unwrap_or_default()
+        Msg { message, api, name: AclError::FEATURE_NOT_SUPPORT.name(), code: AclError::FEATURE_NOT_SUPPORT.code() }
     )]
     NotSupported {
         /// The C function the device does not support.

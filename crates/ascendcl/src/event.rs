@@ -61,6 +61,7 @@ raw_enum! {
 /// | [`Event::reset`] | `aclrtResetEvent` |
 /// | [`Event::is_complete`] | `aclrtQueryEventStatus` |
 /// | [`Event::wait_status`] | `aclrtQueryEventWaitStatus` |
+/// | [`Event::id`] | `aclrtGetEventId` |
 /// | [`Event::timestamp`] | `aclrtEventGetTimestamp` |
 /// | [`Event::synchronize`], [`Event::synchronize_timeout`] | `aclrtSynchronizeEvent[WithTimeout]` |
 /// | [`Event::elapsed_since`], [`Event::elapsed`] | `aclrtEventElapsedTime` |
@@ -132,7 +133,7 @@ impl Event {
     }
 
     /// Whether the work before the last record is done, without blocking
-    /// (`aclrtQueryEventStatus`; an event never recorded counts as complete).
+    /// (`aclrtQueryEventStatus`; an event never recorded, or reset since, is not complete).
     pub fn is_complete(&self) -> Result<bool> {
         self.ensure_current()?;
         // SAFETY: `raw` is live while `self` is.
@@ -145,6 +146,15 @@ impl Event {
                 value: u64::from(other),
             }),
         }
+    }
+
+    /// The event's id (`aclrtGetEventId`), a small number unique among the device's events.
+    pub fn id(&self) -> Result<u32> {
+        self.ensure_current()?;
+        let mut id = 0u32;
+        // SAFETY: the event is live while `self` is; a valid out-pointer.
+        unsafe { raw::aclrtGetEventId(self.as_raw(), &mut id) }?;
+        Ok(id)
     }
 
     /// Whether the streams made to wait for this event ([`Stream::wait_event`],
