@@ -122,7 +122,7 @@ impl Drop for Join<'_> {
 }
 
 impl<'scope, 'env> Scope<'scope, 'env> {
-    /// Continues the scope's work on `other`, a stream of the same device: `f` enqueues on
+    /// Continues the scope's work on `other`, a stream of the same context: `f` enqueues on
     /// `other` through a scope that accepts this scope's claimed regions, so one buffer can be
     /// worked on by both streams, in order.
     ///
@@ -133,9 +133,10 @@ impl<'scope, 'env> Scope<'scope, 'env> {
     /// or panics). The scope's end then covers both streams.
     ///
     /// Errors ([`Error::Argument`]) before anything is enqueued: `other` is this scope's
-    /// stream or one of a hand-off in progress, is on another device, or a timeout is asked
-    /// while `other` is not in [`FailureMode::Stop`] (after a timed-out wait a stream in
-    /// CONTINUE mode would run the handed-off work early). While `f` runs, this stream holds
+    /// stream or one of a hand-off in progress, is on another device or in another context
+    /// (in one context a task failing in STOP mode stops both streams, whose waits would
+    /// otherwise never end), or a timeout is asked while `other` is not in [`FailureMode::Stop`]
+    /// (after a timed-out wait a stream in CONTINUE mode would run the handed-off work early). While `f` runs, this stream holds
     /// its work until `f` returns: synchronising it (or an event recorded on it) inside `f`
     /// never returns.
     ///
@@ -181,6 +182,14 @@ impl<'scope, 'env> Scope<'scope, 'env> {
                     here.device_id(),
                     other.device_id()
                 ),
+            ));
+        }
+        if other.raw_context() != here.raw_context() {
+            return Err(Error::argument(
+                API,
+                "the streams belong to two contexts; a hand-off stays in one, where a task that \
+                 fails in STOP mode stops both streams, so that neither waits for the other for \
+                 ever",
             ));
         }
         if by.has_timeout() && other.failure_mode()? != FailureMode::Stop {

@@ -162,6 +162,13 @@ fn hand_offs_refuse_what_would_wait_for_itself_or_race() {
     origin
         .scope(|a| a.hand_off(&stop, timed, |b| b.launch_host_fn(|| ()).map(drop)))
         .unwrap();
+    // Streams of two contexts: refused.
+    first
+        .scope(|a| {
+            argument(a.hand_off(&stop, Handoff::event(&e), |_| Ok(())));
+            Ok(())
+        })
+        .unwrap();
     // A closure's error is the hand-off's; the streams still join.
     let err = first
         .scope(|a| {
