@@ -287,6 +287,8 @@ implemented! {
     aclrtSetStreamConfigOpt,
     aclrtCreateStreamV2,
     aclrtDestroyStreamConfigHandle,
+    aclrtSetStreamOverflowSwitch,
+    aclrtGetStreamOverflowSwitch,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

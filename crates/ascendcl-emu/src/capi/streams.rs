@@ -317,3 +317,25 @@ acl! {
         fail(RT_FEATURE_NOT_SUPPORT, NO_STREAM_CONFIG)
     }
 }
+
+acl! {
+    /// `aclrtSetStreamOverflowSwitch`: switches the stream's float-overflow check (0 or 1, else
+    /// 100000; the same setting as `ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK`).
+    fn aclrtSetStreamOverflowSwitch(stream: aclrtStream, flag: u32) {
+        if flag > 1 {
+            return fail(INVALID_PARAM, format!("flag {flag} is not 0 or 1"));
+        }
+        state::stream(handle(stream))?.set_attr(ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK, flag);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtGetStreamOverflowSwitch`: the stream's float-overflow check (0 until switched on).
+    fn aclrtGetStreamOverflowSwitch(stream: aclrtStream, flag: *mut u32) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(flag, "flag") }?;
+        out.set(state::stream(handle(stream))?.attr(ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK));
+        Ok(())
+    }
+}
