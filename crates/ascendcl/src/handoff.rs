@@ -1,22 +1,23 @@
-//! Work of one scope continued on another stream of the device ([`Scope::hand_off`]): the
-//! other stream is ordered after this one's work so far by an event or a notify of the
-//! caller's choosing ([`Handoff`]), and this stream's later work after the other's by a notify
-//! of the crate, so the memory the scope holds may be used on both.
+//! Work of one scope continued on another stream of its context ([`Scope::hand_off`]): the
+//! other stream waits for this one's work so far, through an event or a notify of the caller's
+//! choosing ([`Handoff`]), and this stream's later work waits for the other's, so the memory the
+//! scope holds may be used on both.
 //!
 //! The argument (see also `docs/soundness.md`): a region claimed by a scope is used only by
 //! work that the device runs one piece at a time. Work enqueued on the other stream inside the
-//! hand-off waits (on the device) for everything the scope's stream had been given before; the
-//! scope's stream, before anything enqueued on it from then on, waits for a notify that the
-//! other stream records only after the hand-off's last work. A wait with a timeout could end
-//! without its record and let the work behind it run early, so timeouts need the other stream
-//! in STOP failure mode, where a failed wait discards the rest of the stream's work.
+//! hand-off waits (on the device) for everything the scope's stream had been given before, and
+//! the scope's stream, before anything enqueued on it from then on, waits for the other
+//! stream's hand-off work. Both orders rest on notifies that only the hand-off uses (the caller's
+//! event or notify is waited for as well, with its timeout, but the order does not depend on
+//! it: another thread may record the same event, a notify may hold an older record, a wait may
+//! time out).
 
 use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::notify::Notify;
 use crate::raw;
 use crate::scope::{Scope, Ties, wait_idle};
-use crate::stream::{FailureMode, Stream};
+use crate::stream::Stream;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -58,8 +59,9 @@ impl<'a> Handoff<'a> {
         }
     }
 
-    /// The same, the other stream's wait failing after `timeout`. Needs the other stream in
-    /// [`FailureMode::Stop`] (checked by [`Scope::hand_off`]).
+    /// The same, the other stream's wait for the event or notify failing after `timeout`: the
+    /// other stream's next synchronisation reports `ACL_ERROR_RT_TASK_TIMEOUT`. The order of the
+    /// work stays (the hand-off's own wait has no timeout).
     pub fn timeout(self, timeout: Duration) -> Handoff<'a> {
         match self {
             Handoff::Event { event, .. } => Handoff::Event {
@@ -70,12 +72,6 @@ impl<'a> Handoff<'a> {
                 notify,
                 timeout: Some(timeout),
             },
-        }
-    }
-
-    fn has_timeout(&self) -> bool {
-        match self {
-            Handoff::Event { timeout, .. } | Handoff::Notify { timeout, .. } => timeout.is_some(),
         }
     }
 }
@@ -96,11 +92,8 @@ impl Join<'_> {
     fn finish(&mut self) -> Result<()> {
         self.armed = false;
         self.ties.streams.borrow_mut().pop();
-        let recorded = self.other.make_current().and_then(|()| {
-            // SAFETY: both handles are live; the notify is kept by the scope until its stream
-            // is idle.
-            unsafe { raw::aclrtRecordNotify(self.notify.as_raw(), self.other.as_raw()) }
-        });
+        // The notify is kept by the scope until its stream is idle.
+        let recorded = record_notify(self.other, &self.notify);
         let Err(e) = recorded else {
             return Ok(());
         };
@@ -126,19 +119,18 @@ impl<'scope, 'env> Scope<'scope, 'env> {
     /// `other` through a scope that accepts this scope's claimed regions, so one buffer can be
     /// worked on by both streams, in order.
     ///
-    /// `by` orders `other` after this stream's work so far (an event or a notify recorded
-    /// here and waited for there, optionally with a timeout). This stream's later work, also
-    /// what `f` enqueues on it through this scope, waits on the device for everything `f`
-    /// enqueued on `other` (a notify of the crate, recorded on `other` when `f` returns, fails
-    /// or panics). The scope's end then covers both streams.
+    /// `other` first waits for this stream's work so far: for `by` (an event or a notify
+    /// recorded here and waited for there, optionally with a timeout), and for a notify of the
+    /// hand-off recorded right after it, which keeps the order whatever happens to `by`. This
+    /// stream's later work, also what `f` enqueues on it through this scope, waits on the
+    /// device for everything `f` enqueued on `other` (another notify of the hand-off, recorded
+    /// on `other` when `f` returns, fails or panics). The scope's end then covers both streams.
     ///
-    /// Errors ([`Error::Argument`]) before anything is enqueued: `other` is this scope's
-    /// stream or one of a hand-off in progress, is on another device or in another context
-    /// (in one context a task failing in STOP mode stops both streams, whose waits would
-    /// otherwise never end), or a timeout is asked while `other` is not in [`FailureMode::Stop`]
-    /// (after a timed-out wait a stream in CONTINUE mode would run the handed-off work early). While `f` runs, this stream holds
-    /// its work until `f` returns: synchronising it (or an event recorded on it) inside `f`
-    /// never returns.
+    /// Errors ([`Error::Argument`]) before anything is enqueued: `other` is this scope's stream
+    /// or one of a hand-off in progress, or is on another device or in another context (in one
+    /// context a task failing in STOP mode stops both streams, whose waits would otherwise never
+    /// end). While `f` runs, this stream holds its work until `f` returns: synchronising it (or
+    /// an event recorded on it) inside `f` never returns.
     ///
     /// ```
     /// use ascendcl::{Handoff, ReduceKind};
@@ -192,38 +184,27 @@ impl<'scope, 'env> Scope<'scope, 'env> {
                  ever",
             ));
         }
-        if by.has_timeout() && other.failure_mode()? != FailureMode::Stop {
-            return Err(Error::argument(
-                API,
-                "a wait with a timeout needs the other stream in FailureMode::Stop: in CONTINUE \
-                 mode a timed-out wait lets the handed-off work run before this stream's",
-            ));
-        }
-        let join = Notify::new(here.device())?;
+        let (fork, join) = (Notify::new(here.device())?, Notify::new(here.device())?);
+        // The caller's order first, with its timeout.
         match by {
             Handoff::Event { event, timeout } => {
                 event.record(here)?;
-                match timeout {
-                    None => other.wait_event(event)?,
-                    Some(_) => other.wait_event_timeout(event, timeout)?,
-                }
+                other.wait_event_timeout(event, timeout)?;
             }
             Handoff::Notify { notify, timeout } => {
                 self.record_notify(notify)?;
-                other.make_current()?;
-                let seconds = crate::notify::timeout_secs(timeout);
-                // SAFETY: both handles are live; the notify is borrowed for 'scope, until the
-                // scope's stream (which waits for the other stream) is idle.
-                unsafe { raw::aclrtWaitAndResetNotify(notify.as_raw(), other.as_raw(), seconds) }?;
+                wait_notify(other, notify, crate::notify::timeout_secs(timeout))?;
             }
         }
-        here.make_current()?;
-        // SAFETY: both handles are live; the notify is kept by the scope until its stream is
-        // idle (below).
-        unsafe { raw::aclrtWaitAndResetNotify(join.as_raw(), here.as_raw(), 0) }?;
-        // From here the scope's stream waits for `join`: the scope keeps it until its end.
+        // Then the hand-off's own: `other` after this stream's work so far, this stream's later
+        // work after `other`'s hand-off work. Both notifies are fresh and used by nobody else.
+        record_notify(here, &fork)?;
+        wait_notify(other, &fork, 0)?;
+        wait_notify(here, &join, 0)?;
+        // From here the streams wait on the notifies: the scope keeps them until its end.
         let ties = self.ties();
         let join = Rc::new(join);
+        ties.keep.borrow_mut().push(Rc::new(fork));
         ties.keep.borrow_mut().push(Rc::clone(&join));
         ties.streams.borrow_mut().push(other.as_raw());
         let mut guard = Join {
@@ -243,4 +224,18 @@ impl<'scope, 'env> Scope<'scope, 'env> {
             }
         }
     }
+}
+
+/// Enqueues a record of `notify` on `stream`.
+fn record_notify(stream: &Stream, notify: &Notify) -> Result<()> {
+    stream.make_current()?;
+    // SAFETY: both handles are live; the caller keeps the notify until the stream is done.
+    unsafe { raw::aclrtRecordNotify(notify.as_raw(), stream.as_raw()) }
+}
+
+/// Enqueues a wait for (and reset of) `notify` on `stream`; `seconds` 0 waits for ever.
+fn wait_notify(stream: &Stream, notify: &Notify, seconds: u32) -> Result<()> {
+    stream.make_current()?;
+    // SAFETY: as for `record_notify`.
+    unsafe { raw::aclrtWaitAndResetNotify(notify.as_raw(), stream.as_raw(), seconds) }
 }

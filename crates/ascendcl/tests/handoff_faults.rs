@@ -19,8 +19,9 @@ fn a_failed_join_waits_for_the_other_stream_and_discards_the_held_work() {
     let e = d.create_event().unwrap();
     let mut x = d.clone_htod(&[1i32; 8]).unwrap();
     let ones = d.clone_htod(&[1i32; 8]).unwrap();
-    // The event orders the streams; the first notify record is the join.
-    inject_fault("aclrtRecordNotify", FaultSpec::Nth(1));
+    // With an event as the caller's order, the hand-off records two notifies: the first orders
+    // the second stream after the first, the second (failed here) joins them.
+    inject_fault("aclrtRecordNotify", FaultSpec::Nth(2));
     let err = first
         .scope(|a| {
             let xc = a.claim(&mut x);

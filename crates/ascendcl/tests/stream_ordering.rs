@@ -131,6 +131,75 @@ fn a_hand_off_orders_both_ways_around_the_other_streams_work() {
 }
 
 #[test]
+fn a_notify_holding_an_older_record_does_not_let_the_other_stream_run_early() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let (first, second) = (d.create_stream().unwrap(), d.create_stream().unwrap());
+    let n = Notify::new(&d).unwrap();
+    // A record no wait consumed: the second stream's wait for the notify passes at once.
+    first.scope(|a| a.record_notify(&n)).unwrap();
+    let mut x = d.clone_htod(&[1i32; 4]).unwrap();
+    let ones = d.clone_htod(&[1i32; 4]).unwrap();
+    let (open, hold) = gate();
+    first
+        .scope(|a| {
+            let xc = a.claim(&mut x);
+            a.launch_host_fn(hold)?;
+            a.reduce(xc, &ones, ReduceKind::Sum)?; // 2
+            a.hand_off(&second, Handoff::notify(&n), |b| {
+                b.reduce(xc, xc, ReduceKind::Sum)?; // 4, not (1 * 2) + 1
+                std::thread::sleep(Duration::from_millis(30));
+                assert!(!second.is_complete()?, "the hand-off's own notify holds it");
+                open.send(()).unwrap();
+                Ok(())
+            })
+        })
+        .unwrap();
+    assert_eq!(x.to_vec().unwrap(), [4; 4]);
+    n.reset().unwrap();
+}
+
+#[test]
+fn a_timed_out_wait_keeps_the_order_and_is_reported_by_the_other_stream() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let (first, second) = (d.create_stream().unwrap(), d.create_stream().unwrap());
+    let e = d.create_event().unwrap();
+    let mut x = d.clone_htod(&[1i32; 4]).unwrap();
+    let ones = d.clone_htod(&[1i32; 4]).unwrap();
+    let (open, hold) = gate();
+    first
+        .scope(|a| {
+            let xc = a.claim(&mut x);
+            a.launch_host_fn(hold)?;
+            a.reduce(xc, &ones, ReduceKind::Sum)?; // 2, held past the timeout
+            let by = Handoff::event(&e).timeout(Duration::from_millis(1));
+            a.hand_off(&second, by, |b| {
+                b.reduce(xc, xc, ReduceKind::Sum)?; // 4: after the 2 all the same
+                // The second stream's wait for the event expires after a second; let the first
+                // stream go only then.
+                let deadline = std::time::Instant::now() + Duration::from_secs(10);
+                while e.wait_status()? == EventWaitStatus::NotReady
+                    && std::time::Instant::now() < deadline
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                assert!(
+                    !second.is_complete()?,
+                    "the hand-off's own wait holds the stream"
+                );
+                open.send(()).unwrap();
+                Ok(())
+            })
+        })
+        .unwrap();
+    assert_eq!(x.to_vec().unwrap(), [4; 4]);
+    let err = second.synchronize().unwrap_err();
+    assert_eq!(err.code(), Some(AclError::TASK_TIMEOUT), "{err}");
+    second.synchronize().unwrap();
+}
+
+#[test]
 fn hand_offs_refuse_what_would_wait_for_itself_or_race() {
     let r = rt();
     let d = r.device(0).unwrap();
@@ -148,13 +217,11 @@ fn hand_offs_refuse_what_would_wait_for_itself_or_race() {
                 argument(b.hand_off(&second, Handoff::event(&e), |_| Ok(())));
                 Ok(())
             })?;
-            // A timeout needs the other stream in STOP mode.
-            let timed = Handoff::event(&e).timeout(Duration::from_secs(5));
-            argument(a.hand_off(&second, timed, |_| Ok(())));
             Ok(())
         })
         .unwrap();
-    // STOP mode applies to the whole context: give it one of its own (tests run in parallel).
+    // A stream in STOP mode takes a timed hand-off too (STOP applies to the whole context:
+    // one of its own, as tests run in parallel).
     let ctx = d.create_context().unwrap();
     let (origin, stop) = (ctx.create_stream().unwrap(), ctx.create_stream().unwrap());
     stop.set_failure_mode(FailureMode::Stop).unwrap();
@@ -163,9 +230,10 @@ fn hand_offs_refuse_what_would_wait_for_itself_or_race() {
         .scope(|a| a.hand_off(&stop, timed, |b| b.launch_host_fn(|| ()).map(drop)))
         .unwrap();
     // Streams of two contexts: refused.
+    let elsewhere = stop;
     first
         .scope(|a| {
-            argument(a.hand_off(&stop, Handoff::event(&e), |_| Ok(())));
+            argument(a.hand_off(&elsewhere, Handoff::event(&e), |_| Ok(())));
             Ok(())
         })
         .unwrap();

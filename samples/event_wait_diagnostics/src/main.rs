@@ -10,7 +10,7 @@
 //! status (`aclrtQueryEventWaitStatus`) is NOT_READY while the consumer waits and COMPLETE once
 //! both streams are synchronised; the value is then 2.
 
-use ascendcl::{EventWaitStatus, FailureMode, Handoff, ReduceKind, Runtime};
+use ascendcl::{EventWaitStatus, Handoff, ReduceKind, Runtime};
 use std::error::Error;
 use std::process::ExitCode;
 use std::sync::mpsc;
@@ -40,8 +40,6 @@ fn run() -> Result<(), Box<dyn Error>> {
     let device = rt.device(0)?; // aclrtSetDevice
     let ctx = device.create_context()?; // aclrtCreateContext
     let (producer, consumer) = (ctx.create_stream()?, ctx.create_stream()?);
-    // A wait with a timeout orders the streams only if a timed-out wait stops the consumer.
-    consumer.set_failure_mode(FailureMode::Stop)?; // aclrtSetStreamFailureMode
 
     let before = device.available_events()?; // aclrtGetEventAvailNum
     if before == 0 {
