@@ -32,6 +32,7 @@ pub(crate) const RT_NO_STREAM_RESOURCE: aclError = 207008;
 pub(crate) const RT_NO_NOTIFY_RESOURCE: aclError = 207009;
 pub(crate) const RT_TASK_TIMEOUT: aclError = 107020;
 pub(crate) const RT_INTERNAL_ERROR: aclError = 507000;
+pub(crate) const INTERNAL_ERROR: aclError = ascendcl_sys::ACL_ERROR_INTERNAL_ERROR;
 pub(crate) const RT_CONTEXT_RELEASE_ERROR: aclError = 507007;
 pub(crate) const RT_DEV_SETUP_ERROR: aclError = 507033;
 pub(crate) const RT_REPORT_TIMEOUT: aclError = 507012;
@@ -88,6 +89,7 @@ pub(crate) fn code_name(code: aclError) -> &'static str {
         RT_NO_NOTIFY_RESOURCE => "ACL_ERROR_RT_NO_NOTIFY_RESOURCE",
         RT_TASK_TIMEOUT => "ACL_ERROR_RT_TASK_TIMEOUT",
         RT_INTERNAL_ERROR => "ACL_ERROR_RT_INTERNAL_ERROR",
+        INTERNAL_ERROR => "ACL_ERROR_INTERNAL_ERROR",
         RT_CONTEXT_RELEASE_ERROR => "ACL_ERROR_RT_CONTEXT_RELEASE_ERROR",
         RT_DEV_SETUP_ERROR => "ACL_ERROR_RT_DEV_SETUP_ERROR",
         RT_REPORT_TIMEOUT => "ACL_ERROR_RT_REPORT_TIMEOUT",

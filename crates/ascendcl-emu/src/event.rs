@@ -3,9 +3,13 @@
 use crate::error::*;
 use crate::sync::{lock, wait_until};
 use crate::wait;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Condvar, Mutex};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// The longest a waiting stream task sleeps before it looks at its stream's cancellation flag
+/// again.
+const SLICE: Duration = Duration::from_millis(20);
 
 /// The shared words of an IPC event (`ACL_EVENT_IPC`): records issued and records reached, in
 /// a process's notify arena, so that another process that opened the event sees them.
@@ -69,6 +73,11 @@ pub(crate) struct Event {
     pub timing: bool,
     /// The shared words of an IPC event.
     pub shared: Option<Shared>,
+    /// Created by `aclrtCreateEventExWithFlag` (the runtime's "new mode" events).
+    pub ex: bool,
+    /// Wait tasks for this event queued on streams and not finished yet
+    /// (`aclrtQueryEventWaitStatus`).
+    pending_waits: AtomicU64,
     st: Mutex<State>,
     cv: Condvar,
 }
@@ -83,6 +92,8 @@ impl Event {
             flags,
             timing,
             shared: None,
+            ex: false,
+            pending_waits: AtomicU64::new(0),
             st: Mutex::new(State::default()),
             cv: Condvar::new(),
         }
@@ -92,6 +103,18 @@ impl Event {
     pub(crate) fn with_shared(mut self, shared: Shared) -> Event {
         self.shared = Some(shared);
         self
+    }
+
+    /// The event made by `aclrtCreateEventExWithFlag`.
+    pub(crate) fn ex(mut self) -> Event {
+        self.ex = true;
+        self
+    }
+
+    /// Whether every wait task issued for the event has finished (run, timed out or been
+    /// discarded); true when none was issued.
+    pub(crate) fn waits_done(&self) -> bool {
+        self.pending_waits.load(Ordering::Acquire) == 0
     }
 
     /// Issues a record; returns its sequence number for the stream task.
@@ -143,17 +166,40 @@ impl Event {
         s.set && s.completed >= s.recorded
     }
 
-    /// Blocks until record `seq` has been reached.
-    pub(crate) fn wait_for(&self, seq: u64) {
+    /// Blocks until record `seq` has been reached, `timeout` (None: never) has passed, or
+    /// `cancel` is set (the waiting stream was stopped, aborted or destroyed by force).
+    pub(crate) fn wait_for(
+        &self,
+        seq: u64,
+        timeout: Option<Duration>,
+        cancel: &AtomicBool,
+    ) -> wait::Outcome {
         if seq == 0 {
-            return;
+            return wait::Outcome::Done;
         }
-        if let Some(sh) = &self.shared {
-            wait::wait_at_least(sh.reached(), seq as u32, None);
-            return;
+        let deadline = timeout.map(|t| Instant::now() + t);
+        loop {
+            if cancel.load(Ordering::Acquire) {
+                return wait::Outcome::Cancelled;
+            }
+            let mut until = Instant::now() + SLICE;
+            if let Some(d) = deadline {
+                if Instant::now() >= d {
+                    return wait::Outcome::TimedOut;
+                }
+                until = until.min(d);
+            }
+            let done = match &self.shared {
+                Some(sh) => wait::wait_at_least(sh.reached(), seq as u32, Some(until)),
+                None => {
+                    let g = lock(&self.st);
+                    wait_until(&self.cv, g, Some(until), |s| s.completed >= seq).1
+                }
+            };
+            if done {
+                return wait::Outcome::Done;
+            }
         }
-        let g = lock(&self.st);
-        let _g = wait_until(&self.cv, g, None, |s| s.completed >= seq);
     }
 
     /// Blocks until every record issued so far has been reached; false on timeout.
@@ -178,6 +224,61 @@ impl Event {
         } else {
             None
         }
+    }
+}
+
+/// A wait task for an event (`aclrtStreamWaitEvent[WithTimeout]`): the record it waits for and
+/// its timeout. It counts as pending for `aclrtQueryEventWaitStatus` from its creation until it
+/// is dropped (after it ran, or when it is discarded or never queued); a clone is another
+/// pending wait.
+pub(crate) struct EventWait {
+    pub event: Arc<Event>,
+    pub seq: u64,
+    pub timeout: Option<Duration>,
+}
+
+impl EventWait {
+    /// A wait for the event's latest record issued so far.
+    pub(crate) fn latest(event: Arc<Event>, timeout: Option<Duration>) -> EventWait {
+        let seq = event.wait_target();
+        event.pending_waits.fetch_add(1, Ordering::AcqRel);
+        EventWait {
+            event,
+            seq,
+            timeout,
+        }
+    }
+
+    /// Runs the wait on the stream's worker; a timeout fails the task.
+    pub(crate) fn run(&self, cancel: &AtomicBool) -> R {
+        match self.event.wait_for(self.seq, self.timeout, cancel) {
+            wait::Outcome::TimedOut => fail(
+                RT_TASK_TIMEOUT,
+                format!(
+                    "the wait for event {:#x} timed out after {} s without the record completing",
+                    self.event.handle,
+                    self.timeout.map_or(0, |t| t.as_secs())
+                ),
+            ),
+            wait::Outcome::Done | wait::Outcome::Cancelled => Ok(()),
+        }
+    }
+}
+
+impl Clone for EventWait {
+    fn clone(&self) -> Self {
+        self.event.pending_waits.fetch_add(1, Ordering::AcqRel);
+        EventWait {
+            event: Arc::clone(&self.event),
+            seq: self.seq,
+            timeout: self.timeout,
+        }
+    }
+}
+
+impl Drop for EventWait {
+    fn drop(&mut self) {
+        self.event.pending_waits.fetch_sub(1, Ordering::AcqRel);
     }
 }
 

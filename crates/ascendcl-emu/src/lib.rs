@@ -44,6 +44,7 @@ mod event;
 mod exception;
 pub mod extension;
 pub mod faults;
+mod init_callbacks;
 mod ipc;
 mod json;
 pub mod leak;
@@ -279,6 +280,27 @@ implemented! {
     aclrtMemcpyBatchV2,
     aclrtMemcpyBatchAsyncV2,
     aclrtHostMemMapCapabilities,
+    aclrtStreamWaitEventWithTimeout,
+    aclrtQueryEventWaitStatus,
+    aclrtCntNotifyCreate,
+    aclrtCntNotifyDestroy,
+    aclrtCntNotifyRecord,
+    aclrtCntNotifyWaitWithTimeout,
+    aclrtCntNotifyReset,
+    aclrtCntNotifyGetId,
+    aclInitCallbackRegister,
+    aclInitCallbackUnRegister,
+    aclFinalizeCallbackRegister,
+    aclFinalizeCallbackUnRegister,
+    aclsysGetVersionNum,
+    aclGetCannAttributeList,
+    aclGetCannAttribute,
+    aclrtCreateStreamConfigHandle,
+    aclrtSetStreamConfigOpt,
+    aclrtCreateStreamV2,
+    aclrtDestroyStreamConfigHandle,
+    aclrtSetStreamOverflowSwitch,
+    aclrtGetStreamOverflowSwitch,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

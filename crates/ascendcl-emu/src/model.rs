@@ -62,7 +62,7 @@ impl Model {
                     let seq = ev.begin_record();
                     Task::Record(Arc::clone(ev), seq)
                 }
-                Step::Wait(ev) => Task::Wait(Arc::clone(ev), ev.wait_target()),
+                Step::Wait(ev) => Task::Wait(crate::event::EventWait::latest(Arc::clone(ev), None)),
             })
             .collect()
     }

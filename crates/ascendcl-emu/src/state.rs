@@ -104,6 +104,21 @@ pub(crate) fn current() -> R<Arc<Context>> {
     })
 }
 
+/// Fails with the stored error when the calling thread's current context failed in STOP mode
+/// (queries the runtime refuses afterwards); no current context passes.
+pub(crate) fn check_current_failure() -> R {
+    match current().ok().and_then(|c| c.failure.stored()) {
+        None => Ok(()),
+        Some(f) => Err(Fail {
+            code: f.code,
+            msg: format!(
+                "the current context is in STOP failure mode and a task failed ({})",
+                f.msg
+            ),
+        }),
+    }
+}
+
 /// The device and context handle of the calling thread's current context, without cloning.
 #[inline]
 pub(crate) fn current_ids() -> R<(i32, usize)> {
@@ -178,6 +193,9 @@ fn make_context(rt: &mut Runtime, device: i32, is_default: bool) -> Arc<Context>
 
 /// `aclInit`.
 pub(crate) fn init(config_path: Option<&str>) -> R {
+    // aclInit and aclFinalize run one at a time, their callbacks included (which run without
+    // the runtime's lock, so that they may call the runtime; not aclInit or aclFinalize).
+    let _serial = lock(&LIFECYCLE);
     let mut rt = rt();
     if rt.initialized {
         rt.init_refs += 1;
@@ -186,25 +204,34 @@ pub(crate) fn init(config_path: Option<&str>) -> R {
             "aclInit was already called (the repeat is counted for aclFinalizeReference)",
         );
     }
-    if let Some(p) = config_path.filter(|p| !p.is_empty()) {
-        let text = std::fs::read_to_string(p).map_err(|e| Fail {
+    drop(rt);
+    let mut config = String::new();
+    let file = config_path.filter(|p| !p.is_empty());
+    if let Some(p) = file {
+        config = std::fs::read_to_string(p).map_err(|e| Fail {
             code: INVALID_FILE,
             msg: format!("cannot read the configuration file {p:?}: {e}"),
         })?;
-        if !text.trim().is_empty() && !crate::json::is_valid(&text) {
+        if !config.trim().is_empty() && !crate::json::is_valid(&config) {
             return fail(
                 PARSE_FILE,
                 format!("the configuration file {p:?} is not valid JSON"),
             );
         }
     }
+    crate::init_callbacks::on_init(&config, file.is_some())?;
+    let mut rt = self::rt();
     rt.initialized = true;
     rt.init_refs = 1;
     Ok(())
 }
 
+/// Serialises `aclInit` and `aclFinalize` (with their callbacks).
+static LIFECYCLE: Mutex<()> = Mutex::new(());
+
 /// `aclFinalize` (`reference` false) or `aclFinalizeReference`; returns the remaining count.
 pub(crate) fn finalize(reference: bool) -> R<u64> {
+    let _serial = lock(&LIFECYCLE);
     let mut rt = rt();
     if !rt.initialized {
         return fail(
@@ -216,6 +243,10 @@ pub(crate) fn finalize(reference: bool) -> R<u64> {
         rt.init_refs -= 1;
         return Ok(rt.init_refs);
     }
+    drop(rt);
+    // A failing finalize callback fails the call and the runtime stays initialised.
+    crate::init_callbacks::on_finalize()?;
+    let mut rt = self::rt();
     rt.initialized = false;
     rt.init_refs = 0;
     let devices: Vec<i32> = rt.devices.keys().copied().collect();
@@ -619,8 +650,8 @@ pub(crate) fn synchronize_device(timeout: Option<Duration>) -> R {
     first_err.map_or(Ok(()), Err)
 }
 
-/// `aclrtCreateEvent*`.
-pub(crate) fn create_event(flags: u32, timing: bool) -> R<usize> {
+/// `aclrtCreateEvent*`; `ex` for `aclrtCreateEventExWithFlag`.
+pub(crate) fn create_event(flags: u32, timing: bool, ex: bool) -> R<usize> {
     let (dev, _) = current_ids()?;
     let mut rt = rt();
     let n = rt.events.values().filter(|e| e.device == dev).count();
@@ -632,6 +663,9 @@ pub(crate) fn create_event(flags: u32, timing: bool) -> R<usize> {
     }
     let h = new_handle();
     let mut ev = Event::new(h, dev, flags, timing);
+    if ex {
+        ev = ev.ex();
+    }
     if flags & IPC_EVENT != 0 {
         let (base, _) = crate::notify::alloc_pair()?;
         ev = ev.with_shared(crate::event::Shared { base, own: true });

@@ -2,7 +2,7 @@
 
 use crate::callback::{Done, ReportQueue};
 use crate::error::*;
-use crate::event::Event;
+use crate::event::{Event, EventWait};
 use crate::exception;
 use crate::memory::{self, Side};
 use crate::model::{Model, Step};
@@ -98,6 +98,14 @@ impl CtxFailure {
         }
     }
 
+    /// The stored failure itself, if a task failed in STOP mode.
+    pub(crate) fn stored(&self) -> Option<Fail> {
+        if !self.failed.load(Ordering::Acquire) {
+            return None;
+        }
+        lock(&self.error).as_ref().map(|(_, f)| f.clone())
+    }
+
     /// The stored failure, as the error of a call on stream `me`.
     #[inline]
     fn check(&self, me: usize) -> R {
@@ -162,8 +170,8 @@ pub(crate) enum Task {
     },
     /// An event record.
     Record(Arc<Event>, u64),
-    /// A wait for an event record.
-    Wait(Arc<Event>, u64),
+    /// A wait for an event record (with its timeout).
+    Wait(EventWait),
     /// An event reset.
     Reset(Arc<Event>),
     /// `aclrtLaunchHostFunc`.
@@ -362,7 +370,7 @@ impl Task {
                 }
             }
             Task::Record(ev, seq) => ev.complete(seq),
-            Task::Wait(ev, seq) => ev.wait_for(seq),
+            Task::Wait(w) => return w.run(cancel),
             Task::Reset(ev) => ev.reset(),
             Task::HostFunc(f, arg) => {
                 // SAFETY: the caller of aclrtLaunchHostFunc provided a function and argument
@@ -948,8 +956,10 @@ impl Stream {
     /// `aclrtStreamAbort`: discards the queued tasks, waits for the running one, and makes the
     /// stream usable again (a context failure in STOP mode stays).
     pub(crate) fn abort(&self) {
-        self.cancel.store(true, Ordering::Release);
+        // Cancel under the lock: the worker, released from a wait, cannot take a queued task
+        // before the queue is discarded.
         let mut q = lock(&self.q);
+        self.cancel.store(true, Ordering::Release);
         q = self.discard(q);
         q.halted = false;
         q.stopped = false;

@@ -709,3 +709,38 @@ fn event_chain_orders_work_across_streams() {
         ok(unsafe { aclrtDestroyStream(s) });
     }
 }
+
+#[test]
+fn the_overflow_switch_is_the_stream_attribute() {
+    let _d = Dev::new(0);
+    let s = stream();
+    let mut f = 9u32;
+    ok(unsafe { aclrtGetStreamOverflowSwitch(s, &mut f) });
+    assert_eq!(f, 0);
+    ok(unsafe { aclrtSetStreamOverflowSwitch(s, 1) });
+    ok(unsafe { aclrtGetStreamOverflowSwitch(s, &mut f) });
+    assert_eq!(f, 1);
+    let mut v = aclrtStreamAttrValue::default();
+    ok(unsafe { aclrtGetStreamAttribute(s, ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK, &mut v) });
+    assert_eq!(unsafe { v.overflowSwitch }, 1);
+    // The flag first (the ACL layer), then the handle; a NULL output.
+    let null_param = AclError::INVALID_PARAM.code();
+    let dead = stream();
+    ok(unsafe { aclrtDestroyStream(dead) });
+    err(unsafe { aclrtSetStreamOverflowSwitch(dead, 2) }, null_param);
+    err(
+        unsafe { aclrtSetStreamOverflowSwitch(dead, 0) },
+        AclError::INVALID_HANDLE.code(),
+    );
+    err(
+        unsafe { aclrtGetStreamOverflowSwitch(s, null_mut()) },
+        null_param,
+    );
+    err(
+        unsafe { aclrtGetStreamOverflowSwitch(dead, &mut f) },
+        AclError::INVALID_HANDLE.code(),
+    );
+    // NULL is the default stream.
+    ok(unsafe { aclrtGetStreamOverflowSwitch(null_mut(), &mut f) });
+    ok(unsafe { aclrtDestroyStream(s) });
+}

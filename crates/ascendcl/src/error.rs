@@ -90,6 +90,21 @@ pub enum Error {
         /// The panic payload, when it was a string.
         message: String,
     },
+    /// The runtime reports that the device does not support the operation
+    /// (`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`, or the function missing from the backend) where this
+    /// crate knows it to be a property of the hardware, not a failure: for example stream
+    /// configuration handles ([`StreamConfigHandle`](crate::StreamConfigHandle)), which no Atlas
+    /// product supports. [`Error::is_not_supported`] is true for it.
+    #[error(
+        "{api} is not supported on this device (ACL_ERROR_RT_FEATURE_NOT_SUPPORT (207000)){}",
+        Msg { message, api, name: AclError::FEATURE_NOT_SUPPORT.name(), code: AclError::FEATURE_NOT_SUPPORT.code() }
+    )]
+    NotSupported {
+        /// The C function the device does not support.
+        api: &'static str,
+        /// What the runtime said about it (`aclGetRecentErrMsg`), when it said something.
+        message: Option<String>,
+    },
     /// A release that needs the only handle on a resource was asked of one that other handles
     /// share (for example [`Device::reset_force`](crate::Device::reset_force) while a buffer
     /// holds the device). Nothing was released.
@@ -175,8 +190,31 @@ impl Error {
     pub fn code(&self) -> Option<AclError> {
         match self {
             Error::Acl { code, .. } => Some(AclError(*code)),
-            Error::MissingSymbol { .. } => Some(AclError::FEATURE_NOT_SUPPORT),
+            Error::MissingSymbol { .. } | Error::NotSupported { .. } => {
+                Some(AclError::FEATURE_NOT_SUPPORT)
+            }
             _ => None,
+        }
+    }
+
+    /// Whether the runtime said that the operation is not supported here: [`Error::NotSupported`],
+    /// a function the backend lacks ([`Error::MissingSymbol`]), or any call that returned
+    /// `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` (207000).
+    pub fn is_not_supported(&self) -> bool {
+        self.code() == Some(AclError::FEATURE_NOT_SUPPORT)
+    }
+
+    /// The same failure as [`Error::NotSupported`] when the runtime said the operation is not
+    /// supported ([`Error::is_not_supported`]); any other error unchanged.
+    pub(crate) fn into_not_supported(self) -> Error {
+        match self {
+            Error::Acl {
+                api, code, message, ..
+            } if AclError(code) == AclError::FEATURE_NOT_SUPPORT => {
+                Error::NotSupported { api, message }
+            }
+            Error::MissingSymbol { api, .. } => Error::NotSupported { api, message: None },
+            other => other,
         }
     }
 
@@ -198,6 +236,7 @@ impl Error {
         match self {
             Error::Acl { api, .. }
             | Error::MissingSymbol { api, .. }
+            | Error::NotSupported { api, .. }
             | Error::Argument { api, .. }
             | Error::Shared { api, .. } => Some(api),
             _ => None,

@@ -5,6 +5,8 @@
 use crate::deferred::{self, Raw};
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::raw;
+use crate::raw_enum::raw_enum;
 use crate::release::{ReleaseError, ReleaseResult};
 use crate::result;
 use crate::stream::{Stream, timeout_ms};
@@ -32,6 +34,20 @@ bitflags::bitflags! {
     }
 }
 
+raw_enum! {
+    /// Whether the streams told to wait for an event have got past their waits
+    /// (`aclrtEventWaitStatus`, from [`Event::wait_status`]).
+    pub enum EventWaitStatus: sys::aclrtEventWaitStatus {
+        /// `ACL_EVENT_WAIT_STATUS_COMPLETE`: every wait issued for the event has finished (or
+        /// none was issued).
+        Complete = sys::ACL_EVENT_WAIT_STATUS_COMPLETE,
+        /// `ACL_EVENT_WAIT_STATUS_NOT_READY`: a stream is still waiting, or has the wait queued.
+        NotReady = sys::ACL_EVENT_WAIT_STATUS_NOT_READY,
+        /// `ACL_EVENT_WAIT_STATUS_RESERVED`
+        Reserved = sys::ACL_EVENT_WAIT_STATUS_RESERVED,
+    }
+}
+
 /// An event (`aclrtCreateEvent[WithFlag]`; destroyed with `aclrtDestroyEvent` when its last
 /// handle goes).
 ///
@@ -44,9 +60,12 @@ bitflags::bitflags! {
 /// | [`Event::record`] | `aclrtRecordEvent` |
 /// | [`Event::reset`] | `aclrtResetEvent` |
 /// | [`Event::is_complete`] | `aclrtQueryEventStatus` |
+/// | [`Event::wait_status`] | `aclrtQueryEventWaitStatus` |
+/// | [`Event::id`] | `aclrtGetEventId` |
+/// | [`Event::timestamp`] | `aclrtEventGetTimestamp` |
 /// | [`Event::synchronize`], [`Event::synchronize_timeout`] | `aclrtSynchronizeEvent[WithTimeout]` |
 /// | [`Event::elapsed_since`], [`Event::elapsed`] | `aclrtEventElapsedTime` |
-/// | [`Stream::wait_event`] | `aclrtStreamWaitEvent` |
+/// | [`Stream::wait_event`], [`Stream::wait_event_timeout`] | `aclrtStreamWaitEvent[WithTimeout]` |
 /// | drop of the last handle, [`Event::destroy`] | `aclrtDestroyEvent` |
 #[derive(Debug, Clone)]
 pub struct Event {
@@ -114,7 +133,7 @@ impl Event {
     }
 
     /// Whether the work before the last record is done, without blocking
-    /// (`aclrtQueryEventStatus`; an event never recorded counts as complete).
+    /// (`aclrtQueryEventStatus`; an event never recorded, or reset since, is not complete).
     pub fn is_complete(&self) -> Result<bool> {
         self.ensure_current()?;
         // SAFETY: `raw` is live while `self` is.
@@ -127,6 +146,40 @@ impl Event {
                 value: u64::from(other),
             }),
         }
+    }
+
+    /// The event's id (`aclrtGetEventId`), a small number unique among the device's events.
+    pub fn id(&self) -> Result<u32> {
+        self.ensure_current()?;
+        let mut id = 0u32;
+        // SAFETY: the event is live while `self` is; a valid out-pointer.
+        unsafe { raw::aclrtGetEventId(self.as_raw(), &mut id) }?;
+        Ok(id)
+    }
+
+    /// Whether the streams made to wait for this event ([`Stream::wait_event`],
+    /// [`Stream::wait_event_timeout`], a [`Scope`](crate::Scope) hand-off) have all got past
+    /// their waits (`aclrtQueryEventWaitStatus`): [`EventWaitStatus::Complete`] also when no
+    /// wait was issued. Events the runtime keeps no wait status for (external and IPC events)
+    /// answer [`Error::NotSupported`].
+    pub fn wait_status(&self) -> Result<EventWaitStatus> {
+        self.ensure_current()?;
+        let mut st = sys::ACL_EVENT_WAIT_STATUS_RESERVED;
+        // SAFETY: the event is live while `self` is; a valid out-pointer.
+        unsafe { raw::aclrtQueryEventWaitStatus(self.as_raw(), &mut st) }
+            .map_err(Error::into_not_supported)?;
+        EventWaitStatus::try_from(st)
+    }
+
+    /// When the stream reached the event's last record, on the device's monotonic clock
+    /// (`aclrtEventGetTimestamp`, microseconds). The record must have completed; an event
+    /// never recorded, or reset since, is an error.
+    pub fn timestamp(&self) -> Result<Duration> {
+        self.ensure_current()?;
+        let mut us = 0u64;
+        // SAFETY: the event is live while `self` is; a valid out-pointer.
+        unsafe { raw::aclrtEventGetTimestamp(self.as_raw(), &mut us) }?;
+        Ok(Duration::from_micros(us))
     }
 
     /// Blocks until the event completes (`aclrtSynchronizeEvent`).

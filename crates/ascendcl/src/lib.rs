@@ -98,6 +98,10 @@
 //! | failed device tasks | [`ExceptionCallback`], [`ExceptionInfo`] | `aclrtSetExceptionInfoCallback`, `aclrtGet*FromExceptionInfo` |
 //! | stream control | [`Stream::id`], [`Stream::stop`], [`Stream::abort`], [`StreamStateCallback`] | `aclrtStreamGetId`, `aclrtStreamStop`, `aclrtStreamAbort`, `aclrtRegStreamStateCallback` |
 //! | value writes, waits, notifies | [`Scope::write_value`], [`Scope::wait_value`], [`DeviceWord`], [`Notify`] | `aclrtValueWrite`, `aclrtValueWait`, `aclrt*Notify` |
+//! | one scope's work over two streams, in order | [`Scope::hand_off`], [`Handoff`], [`Stream::wait_event_timeout`], [`Event::wait_status`] | `aclrtRecordEvent`, `aclrtStreamWaitEvent[WithTimeout]`, `aclrtQueryEventWaitStatus`, `aclrtRecordNotify`, `aclrtWaitAndResetNotify` |
+//! | stream configuration | [`Stream::config`] ([`StreamConfig`]), [`StreamConfigHandle`] | `aclrtStreamGet{Id,Flags,Priority}`, `aclrtCreateStreamConfigHandle`, `aclrtCreateStreamV2` |
+//! | init and finalize callbacks | [`InitCallback`], [`FinalizeCallback`] ([`CallbackKind`]) | `aclInitCallbackRegister`, `aclFinalizeCallbackRegister` |
+//! | installed software | [`Runtime::package_version`] ([`PackageVersion`], [`VersionNumber`]), [`Runtime::supports`] ([`CannAttr`]) | `aclsysGetVersionStr`, `aclsysGetVersionNum`, `aclGetCannAttribute[List]` |
 //! | every C function, checked | [`raw`] | all of `acl/acl_rt.h` |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
@@ -261,6 +265,7 @@
 mod allocator;
 mod batch_copy;
 mod builtin;
+mod cann_info;
 mod context;
 mod copy;
 mod current;
@@ -271,7 +276,9 @@ mod drop_errors;
 mod error;
 mod event;
 mod exception;
+mod handoff;
 mod host_fn;
+mod init_callbacks;
 mod memcpy_desc;
 mod memory;
 mod notify;
@@ -283,12 +290,14 @@ mod result;
 mod runtime;
 mod scope;
 mod stream;
+mod stream_config;
 mod stream_control;
 mod value;
 
 pub use allocator::{Allocator, AllocatorRegistration, ExecutorBlock, RegisteredAllocator};
 pub use ascendcl_sys::AclError;
 pub use builtin::{Distribution, RandomElem, RandomFloat, RandomState, ReduceElem, ReduceKind};
+pub use cann_info::{CannAttr, PackageVersion, VersionNumber};
 pub use context::{Context, CurrentContext};
 pub use copy::{
     Copy2d, CopyDest, CopySource, MemcpyKind, MemoryLocation, PointerAttributes, PointerLocation,
@@ -302,9 +311,11 @@ pub use device_info::{
 };
 pub use drop_errors::{drop_errors_overflow, take_drop_errors};
 pub use error::{Error, Result, error_code, error_codes, error_name};
-pub use event::{Event, EventFlags};
+pub use event::{Event, EventFlags, EventWaitStatus};
 pub use exception::{ExceptionCallback, ExceptionInfo, last_error, last_task_id, peek_last_error};
+pub use handoff::Handoff;
 pub use host_fn::{CallbackBlock, HostFnHandle, ReportSubscription};
+pub use init_callbacks::{CallbackKind, FinalizeCallback, InitCallback, MAX_LIFECYCLE_CALLBACKS};
 pub use memcpy_desc::{MAX_DESC_COPY, MemcpyDescriptor, memcpy_desc_size};
 pub use memory::{
     DeviceAlloc, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
@@ -320,6 +331,7 @@ pub use runtime::{
 };
 pub use scope::{AsyncDest, AsyncSource, Claimed, Scope};
 pub use stream::{FailureMode, Stream, StreamFlags, StreamStatus};
+pub use stream_config::{StreamConfig, StreamConfigHandle};
 pub use stream_control::{StreamState, StreamStateCallback, StreamStateEvent, ThreadResLimits};
 pub use value::{DeviceWord, ValueCompare};
 

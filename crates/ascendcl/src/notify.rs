@@ -121,6 +121,18 @@ impl Drop for Notify {
     }
 }
 
+/// Seconds for `aclrtWaitAndResetNotify`: `None` waits for ever (0); durations are rounded up
+/// to whole seconds (at least one), below `u32::MAX` (which also means for ever).
+pub(crate) fn timeout_secs(timeout: Option<Duration>) -> u32 {
+    match timeout {
+        None => 0,
+        Some(d) => {
+            let s = d.as_nanos().div_ceil(1_000_000_000).max(1);
+            u32::try_from(s).unwrap_or(u32::MAX - 1).min(u32::MAX - 1)
+        }
+    }
+}
+
 impl<'scope> Scope<'scope, '_> {
     /// Enqueues setting `notify` when the stream reaches this point (`aclrtRecordNotify`).
     pub fn record_notify(&self, notify: &'scope Notify) -> Result<()> {
@@ -135,13 +147,7 @@ impl<'scope> Scope<'scope, '_> {
     /// the waiting task fails after it, and the scope reports the failure
     /// (`ACL_ERROR_RT_TASK_TIMEOUT`); `None` waits for ever.
     pub fn wait_notify(&self, notify: &'scope Notify, timeout: Option<Duration>) -> Result<()> {
-        let seconds = match timeout {
-            None => 0,
-            Some(d) => {
-                let s = d.as_nanos().div_ceil(1_000_000_000).max(1);
-                u32::try_from(s).unwrap_or(u32::MAX - 1).min(u32::MAX - 1)
-            }
-        };
+        let seconds = timeout_secs(timeout);
         self.stream().make_current()?;
         // SAFETY: as for `record_notify`.
         unsafe { raw::aclrtWaitAndResetNotify(notify.raw, self.as_raw(), seconds) }

@@ -27,12 +27,16 @@ use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::host_fn::HostFnHandle;
 use crate::memory::{DeviceRepr, resolve_range};
+use crate::notify::Notify;
 use crate::result;
 use crate::stream::Stream;
 use ascendcl_sys as sys;
+use std::cell::RefCell;
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::ops::RangeBounds;
+use std::rc::Rc;
+use std::time::Duration;
 
 /// The handle a [`Stream::scope`] closure enqueues work through.
 ///
@@ -42,15 +46,29 @@ use std::ops::RangeBounds;
 /// | [`Scope::fill_bytes`] | `aclrtMemsetAsync` |
 /// | [`Scope::copy_2d`] | `aclrtMemcpy2dAsync` |
 /// | [`Scope::launch_host_fn`] | `aclrtLaunchHostFunc` |
+/// | [`Scope::wait_event`], [`Scope::wait_event_timeout`] | `aclrtStreamWaitEvent[WithTimeout]` |
+/// | [`Scope::hand_off`] | `aclrtRecordEvent` / `aclrtRecordNotify`, `aclrtStreamWaitEvent[WithTimeout]` / `aclrtWaitAndResetNotify` |
 /// | end of the scope | `aclrtSynchronizeStream` (then `aclrtStreamQuery` if it fails) |
 #[derive(Debug)]
 pub struct Scope<'scope, 'env: 'scope> {
     stream: &'env Stream,
+    /// Shared with the scopes it hands work to ([`Scope::hand_off`]).
+    ties: Rc<Ties>,
     _scope: PhantomData<&'scope mut &'scope ()>,
     _env: PhantomData<&'env mut &'env ()>,
     /// Neither `Send` nor `Sync`: a scope belongs to the one `Stream::scope` call (and thread)
     /// that waits for it.
     _not_send: PhantomData<*mut ()>,
+}
+
+/// What a scope shares with the scopes it hands work to ([`Scope::hand_off`]).
+#[derive(Debug, Default)]
+pub(crate) struct Ties {
+    /// Notifies the scope's streams wait on: destroyed only once the scope's stream is idle.
+    pub(crate) keep: RefCell<Vec<Rc<Notify>>>,
+    /// The scope's stream and those of the hand-offs in progress (a hand-off to one of them
+    /// would wait for itself).
+    pub(crate) streams: RefCell<Vec<sys::aclrtStream>>,
 }
 
 /// Memory a scope operation may read until the scope ends.
@@ -183,6 +201,22 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         self.stream.device_id()
     }
 
+    /// A scope with the same brand on `stream`, sharing this one's ties ([`Scope::hand_off`]
+    /// orders the two streams before handing it out).
+    pub(crate) fn on_stream(&self, stream: &'env Stream) -> Scope<'scope, 'env> {
+        Scope {
+            stream,
+            ties: Rc::clone(&self.ties),
+            _scope: PhantomData,
+            _env: PhantomData,
+            _not_send: PhantomData,
+        }
+    }
+
+    pub(crate) fn ties(&self) -> &Ties {
+        &self.ties
+    }
+
     /// Takes `buf` for the rest of the scope and returns a copyable region of it, usable by
     /// several operations of this scope (and of no other: see [`Claimed`]).
     pub fn claim<D: CopyDest + ?Sized>(&self, buf: &'scope mut D) -> Claimed<'scope, D::Elem> {
@@ -278,6 +312,12 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         self.stream.wait_event(event)
     }
 
+    /// Makes the scope's stream wait for `event`, the wait failing after `timeout`
+    /// ([`Stream::wait_event_timeout`]); the scope then reports `ACL_ERROR_RT_TASK_TIMEOUT`.
+    pub fn wait_event_timeout(&self, event: &Event, timeout: Option<Duration>) -> Result<()> {
+        self.stream.wait_event_timeout(event, timeout)
+    }
+
     /// Enqueues a host closure ([`Stream::launch_host_fn`]).
     pub fn launch_host_fn<F: FnOnce() + Send + 'static>(&self, f: F) -> Result<HostFnHandle> {
         self.stream.launch_host_fn(f)
@@ -320,6 +360,17 @@ impl SyncOnExit {
         wait_until_idle(self.stream, self.ctx, &first);
         Err(first)
     }
+}
+
+/// Waits until `stream` has finished its work, as the end of a scope does (aborting the process
+/// when the runtime cannot tell); the first synchronisation error, if any.
+pub(crate) fn wait_idle(stream: &Stream) -> Result<()> {
+    SyncOnExit {
+        stream: stream.as_raw(),
+        ctx: stream.raw_context(),
+        armed: true,
+    }
+    .wait()
 }
 
 /// Consecutive failing `aclrtStreamQuery` calls after which [`wait_until_idle`] gives up.
@@ -410,16 +461,22 @@ impl Stream {
         F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> Result<R>,
     {
         self.make_current()?;
+        // Declared before the guard, so dropped after it: the notifies hand-offs keep are
+        // destroyed only once the stream has finished waiting on them, on unwinding too.
+        let scope = Scope {
+            stream: self,
+            ties: Rc::new(Ties {
+                keep: RefCell::default(),
+                streams: RefCell::new(vec![self.as_raw()]),
+            }),
+            _scope: PhantomData,
+            _env: PhantomData,
+            _not_send: PhantomData,
+        };
         let mut guard = SyncOnExit {
             stream: self.as_raw(),
             ctx: self.raw_context(),
             armed: true,
-        };
-        let scope = Scope {
-            stream: self,
-            _scope: PhantomData,
-            _env: PhantomData,
-            _not_send: PhantomData,
         };
         let r = f(&scope);
         let synced = guard.wait().and_then(|()| self.shared().take_panic());

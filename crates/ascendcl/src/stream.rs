@@ -171,6 +171,8 @@ impl Owner {
 /// | [`Stream::set_failure_mode`] | `aclrtSetStreamFailureMode` |
 /// | [`Stream::priority`], [`Stream::flags`] | `aclrtStreamGetPriority`, `aclrtStreamGetFlags` |
 /// | [`Stream::wait_event`] | `aclrtStreamWaitEvent` |
+/// | [`Stream::wait_event_timeout`] | `aclrtStreamWaitEventWithTimeout` |
+/// | [`Stream::config`] | `aclrtStreamGetId`, `aclrtStreamGetFlags`, `aclrtStreamGetPriority` |
 /// | [`Stream::record_event`] | `aclrtRecordEvent` |
 /// | [`Stream::launch_host_fn`] | `aclrtLaunchHostFunc` |
 /// | [`Stream::id`], [`Stream::stop`], [`Stream::abort`] | `aclrtStreamGetId`, `aclrtStreamStop`, `aclrtStreamAbort` |
@@ -209,7 +211,31 @@ pub(crate) fn timeout_ms(t: Option<Duration>) -> i32 {
     }
 }
 
+/// Seconds for `aclrtStreamWaitEventWithTimeout`: `None` waits for ever (0); durations are
+/// rounded up to whole seconds (at least one) and capped at `i32::MAX`.
+pub(crate) fn timeout_secs(t: Option<Duration>) -> i32 {
+    match t {
+        None => 0,
+        Some(d) => {
+            let s = d.as_nanos().div_ceil(1_000_000_000).max(1);
+            i32::try_from(s).unwrap_or(i32::MAX)
+        }
+    }
+}
+
 impl Stream {
+    /// A stream created by the caller in `owner`'s context (made current), now owned.
+    pub(crate) fn adopt(owner: Owner, raw: sys::aclrtStream) -> Stream {
+        Stream {
+            inner: Arc::new(StreamInner {
+                raw,
+                ctx: owner.context(),
+                owner,
+                shared: Arc::default(),
+            }),
+        }
+    }
+
     pub(crate) fn create(owner: Owner, flags: StreamFlags, priority: u32) -> Result<Stream> {
         let ctx = owner.context();
         current::ensure_current(ctx)?;
@@ -316,6 +342,22 @@ impl Stream {
         self.make_current()?;
         // SAFETY: both handles are live while borrowed.
         unsafe { result::stream::wait_event(self.as_raw(), event.as_raw()) }
+    }
+
+    /// As [`Stream::wait_event`], the waiting task failing after `timeout`
+    /// (`aclrtStreamWaitEventWithTimeout`; whole seconds, rounded up; `None` waits for ever):
+    /// the stream's next synchronisation then reports `ACL_ERROR_RT_TASK_TIMEOUT`. In the
+    /// default failure mode the stream goes on with its later work after a timed-out wait.
+    pub fn wait_event_timeout(&self, event: &Event, timeout: Option<Duration>) -> Result<()> {
+        self.make_current()?;
+        // SAFETY: both handles are live while borrowed.
+        unsafe {
+            crate::raw::aclrtStreamWaitEventWithTimeout(
+                self.as_raw(),
+                event.as_raw(),
+                timeout_secs(timeout),
+            )
+        }
     }
 
     /// Records `event` on this stream (`aclrtRecordEvent`); same as [`Event::record`].

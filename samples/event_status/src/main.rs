@@ -1,13 +1,16 @@
 //! `event_status`: the CANN runtime's `event/0_event_status` sample in safe Rust.
 //!
-//! An event is complete right after it is created (`aclrtQueryEventStatus`); recorded behind
-//! a long task (`aclrtRecordEvent` after a host function that sleeps, `aclrtLaunchHostFunc`) it
-//! is not complete until the task is done; after `aclrtSynchronizeEvent` it is complete.
+//! A new event is not complete (`aclrtQueryEventStatus` answers 0: nothing was recorded). A
+//! long task on a device value (+1: a host function that holds the stream until the host lets it
+//! go, then a built-in reduction, `aclrtReduceAsync`) runs on a stream in STOP failure mode, and
+//! the event is recorded behind it (`aclrtRecordEvent`): while the task is held the event is not
+//! complete; once the host lets the task go and waits for the event (`aclrtSynchronizeEvent`) it
+//! is, and the value reads 1.
 
-use ascendcl::Runtime;
+use ascendcl::{FailureMode, ReduceKind, Runtime};
 use std::error::Error;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::sync::mpsc;
 
 /// `INFO_LOG` of the reference samples.
 macro_rules! info {
@@ -25,36 +28,60 @@ fn status(done: bool) -> u8 {
 fn run() -> Result<(), Box<dyn Error>> {
     let rt = Runtime::new()?; // aclInit
     let device = rt.device(0)?; // aclrtSetDevice
-    let stream = device.create_stream()?; // aclrtCreateStream
+    let ctx = device.create_context()?; // aclrtCreateContext
+    let stream = ctx.create_stream()?; // aclrtCreateStream
+    stream.set_failure_mode(FailureMode::Stop)?; // aclrtSetStreamFailureMode
     let event = device.create_event()?; // aclrtCreateEvent
     let created = event.is_complete()?; // aclrtQueryEventStatus
-    info!("Event status after create: {}", status(created));
-    info!("Launch a long task (a host function sleeping 300 ms)");
-    stream.launch_host_fn(|| std::thread::sleep(Duration::from_millis(300)))?;
-    event.record(&stream)?; // aclrtRecordEvent
-    info!("0 is incompleted, 1 is completed");
-    let before = event.is_complete()?;
     info!(
-        "Event status after record, before synchronize: {}",
-        status(before)
+        "After create event, current event status is {}.",
+        status(created)
     );
-    event.synchronize()?; // aclrtSynchronizeEvent
-    let after = event.is_complete()?;
-    info!("Event status after synchronize: {}", status(after));
-    info!("The answer is {}", status(after));
-    if before || !after {
+    let mut num = device.clone_htod(&[0i32])?; // aclrtMalloc, aclrtMemcpy
+    let one = device.clone_htod(&[1i32])?;
+    info!("Applied resource successfully, begin assigning task.");
+    let (before, after) = stream.scope(|s| {
+        info!("Begin a long task.");
+        let (open, hold) = mpsc::channel::<()>();
+        s.launch_host_fn(move || {
+            let _ = hold.recv();
+        })?;
+        s.reduce(&mut num, &one, ReduceKind::Sum)?; // num += 1
+        s.record_event(&event)?; // aclrtRecordEvent
+        let before = event.is_complete()?;
+        info!("0 is incompleted, 1 is completed.");
+        info!(
+            "After record but before synchronize, current event status is {}.",
+            status(before)
+        );
+        let _ = open.send(());
+        event.synchronize()?; // aclrtSynchronizeEvent
+        let after = event.is_complete()?;
+        info!(
+            "After synchronize, current event status is {}.",
+            status(after)
+        );
+        Ok((before, after))
+    })?;
+    let answer = num.copy_to_vec()?[0]; // aclrtMemcpy
+    info!("The answer is {answer}.");
+    if created || before || !after || answer != 1 {
         return Err(format!(
-            "expected the event incomplete behind the task and complete after it, got {} then {}",
+            "expected the statuses 0, 0, 1 and the answer 1, got {}, {}, {} and {answer}",
+            status(created),
             status(before),
             status(after)
         )
         .into());
     }
+    num.free()?; // aclrtFree
+    one.free()?;
     event.destroy()?; // aclrtDestroyEvent
-    stream.destroy()?; // aclrtDestroyStream
-    device.reset()?; // aclrtResetDevice
+    stream.destroy_force()?; // aclrtDestroyStreamForce
+    ctx.destroy()?; // aclrtDestroyContext
+    device.reset_force()?; // aclrtResetDeviceForce
     rt.finalize()?; // aclFinalize
-    info!("Resources released");
+    info!("Resource cleanup completed.");
     Ok(())
 }
 

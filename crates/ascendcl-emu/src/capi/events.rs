@@ -7,7 +7,7 @@ acl! {
     fn aclrtCreateEvent(event: *mut aclrtEvent) {
         // SAFETY: C contract (NULL or valid).
         let out = unsafe { Out::new(event, "event") }?;
-        out.set(as_ptr(state::create_event(0, true)?));
+        out.set(as_ptr(state::create_event(0, true, false)?));
         Ok(())
     }
 }
@@ -19,18 +19,19 @@ acl! {
         // SAFETY: C contract (NULL or valid).
         let out = unsafe { Out::new(event, "event") }?;
         event::check_flags(flag)?;
-        out.set(as_ptr(state::create_event(flag, flag & ACL_EVENT_TIME_LINE != 0)?));
+        out.set(as_ptr(state::create_event(flag, flag & ACL_EVENT_TIME_LINE != 0, false)?));
         Ok(())
     }
 }
 
 acl! {
-    /// `aclrtCreateEventExWithFlag`: as `aclrtCreateEventWithFlag`.
+    /// `aclrtCreateEventExWithFlag`: as `aclrtCreateEventWithFlag`, an event of the runtime's
+    /// "new mode" (no wait status: `aclrtQueryEventWaitStatus` refuses it).
     fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag: u32) {
         // SAFETY: C contract (NULL or valid).
         let out = unsafe { Out::new(event, "event") }?;
         event::check_flags(flag)?;
-        out.set(as_ptr(state::create_event(flag, flag & ACL_EVENT_TIME_LINE != 0)?));
+        out.set(as_ptr(state::create_event(flag, flag & ACL_EVENT_TIME_LINE != 0, true)?));
         Ok(())
     }
 }
@@ -82,6 +83,41 @@ acl! {
             ACL_EVENT_RECORDED_STATUS_COMPLETE
         } else {
             ACL_EVENT_RECORDED_STATUS_NOT_READY
+        });
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtQueryEventWaitStatus`: `ACL_EVENT_WAIT_STATUS_COMPLETE` (0) once every wait task
+    /// issued for the event (`aclrtStreamWaitEvent[WithTimeout]`) has finished, and when none
+    /// was issued; `NOT_READY` (1) while one is queued or waiting. Events of
+    /// `aclrtCreateEventExWithFlag`, external and IPC events are 207000; a current context that
+    /// failed in STOP mode reports its error.
+    fn aclrtQueryEventWaitStatus(event: aclrtEvent, status: *mut aclrtEventWaitStatus) {
+        if event.is_null() {
+            return fail(INVALID_PARAM, "event is NULL");
+        }
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(status, "status") }?;
+        let ev = state::event(handle(event))?;
+        let refused = if ev.ex {
+            Some("was created by aclrtCreateEventExWithFlag, whose events have no wait status")
+        } else if ev.flags == ACL_EVENT_EXTERNAL {
+            Some("is an external event (ACL_EVENT_EXTERNAL), which has no wait status")
+        } else if ev.flags == ACL_EVENT_IPC {
+            Some("is an IPC event (ACL_EVENT_IPC), which has no wait status")
+        } else {
+            None
+        };
+        if let Some(why) = refused {
+            return fail(RT_FEATURE_NOT_SUPPORT, format!("event {:#x} {why}", ev.handle));
+        }
+        state::check_current_failure()?;
+        out.set(if ev.waits_done() {
+            ACL_EVENT_WAIT_STATUS_COMPLETE
+        } else {
+            ACL_EVENT_WAIT_STATUS_NOT_READY
         });
         Ok(())
     }

@@ -83,6 +83,67 @@ pub unsafe extern "C" fn aclrtGetSocName() -> *const c_char {
     .unwrap_or(std::ptr::null())
 }
 
+/// The version of every package the emulator answers for.
+const PACKAGE_VERSION: &str = "9.0.0";
+
+/// The version string of package `name` (`cann`, `runtime`, `compiler`, `toolkit`, `opp`;
+/// case-insensitive, `-` and `_` alike); 100003 for others, as for a package that is not
+/// installed.
+fn package_version(name: &CStr) -> R<&'static str> {
+    let name = name
+        .to_string_lossy()
+        .to_ascii_lowercase()
+        .replace('_', "-");
+    if !matches!(
+        name.as_str(),
+        "cann" | "runtime" | "compiler" | "toolkit" | "opp"
+    ) {
+        return fail(
+            INVALID_FILE,
+            format!("no version information for package {name:?}"),
+        );
+    }
+    Ok(PACKAGE_VERSION)
+}
+
+/// The runtime's number for a version string `X.Y.Z[-alpha|beta|rcN]`:
+/// `X * 10000000 + Y * 100000 + Z * 1000`, less 300 / 200 / 100 for an alpha / beta / release
+/// candidate, plus its number.
+fn version_number(v: &str) -> R<i32> {
+    let bad = || Fail {
+        code: INTERNAL_ERROR,
+        msg: format!("the version {v:?} is not X.Y.Z[-alpha|beta|rcN]"),
+    };
+    let digits = |s: &str| -> R<i32> {
+        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        s.parse::<i32>().map_err(|_| bad())
+    };
+    let mut parts = v.splitn(3, '.');
+    let major = digits(parts.next().unwrap_or_default())?;
+    let minor = digits(parts.next().unwrap_or_default())?;
+    let rest = parts.next().unwrap_or_default();
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let patch = digits(&rest[..end])?;
+    let base = major * 10_000_000 + minor * 100_000 + patch * 1000;
+    let suffix = rest[end..]
+        .trim_start_matches(['.', '-'])
+        .to_ascii_lowercase();
+    if suffix.is_empty() {
+        return Ok(base);
+    }
+    let (weight, num) = [("alpha", 300), ("beta", 200), ("rc", 100)]
+        .iter()
+        .find_map(|(k, w)| suffix.strip_prefix(k).map(|n| (*w, n)))
+        .ok_or_else(bad)?;
+    let num = num.trim_start_matches(['.', '-']);
+    let num = if num.is_empty() { 0 } else { digits(num)? };
+    Ok(base - weight + num)
+}
+
 acl! {
     /// `aclsysGetVersionStr`: "9.0.0" for the `cann`, `runtime`, `compiler`, `toolkit` and `opp`
     /// packages; 100003 for others. `versionStr` must hold ACL_PKG_VERSION_MAX_SIZE (128) bytes.
@@ -93,17 +154,103 @@ acl! {
         // SAFETY: C contract (NULL or valid).
         let out = unsafe { Out::new(versionStr, "versionStr") }?;
         // SAFETY: pkgName is a NUL-terminated string (C contract).
-        let name = unsafe { CStr::from_ptr(pkgName) }.to_string_lossy().to_ascii_lowercase();
-        if !matches!(name.as_str(), "cann" | "runtime" | "compiler" | "toolkit" | "opp") {
-            return fail(
-                INVALID_FILE,
-                format!("no version information for package {name:?}"),
-            );
-        }
-        let v = b"9.0.0\0";
-        // SAFETY: versionStr holds ACL_PKG_VERSION_MAX_SIZE bytes (C contract), more than 6.
+        let v = package_version(unsafe { CStr::from_ptr(pkgName) })?;
+        let v = CString::new(v).unwrap_or_default();
+        let v = v.as_bytes_with_nul();
+        // SAFETY: versionStr holds ACL_PKG_VERSION_MAX_SIZE bytes (C contract), more than the
+        // version.
         unsafe { std::ptr::copy_nonoverlapping(v.as_ptr().cast::<c_char>(), out.0, v.len()) };
         Ok(())
+    }
+}
+
+acl! {
+    /// `aclsysGetVersionNum`: the packages' version as a number (90000000 for 9.0.0; see
+    /// [`aclsysGetVersionStr`] for the packages). `versionNum` NULL, then `pkgName` NULL, are
+    /// 100000.
+    fn aclsysGetVersionNum(pkgName: *mut c_char, versionNum: *mut i32) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(versionNum, "versionNum") }?;
+        if pkgName.is_null() {
+            return fail(INVALID_PARAM, "pkgName is NULL");
+        }
+        // SAFETY: pkgName is a NUL-terminated string (C contract).
+        let v = package_version(unsafe { CStr::from_ptr(pkgName) })?;
+        out.set(version_number(v)?);
+        Ok(())
+    }
+}
+
+/// The CANN attributes the emulated environment supports, in `aclCannAttr` order: Inf/NaN
+/// overflow detection and bf16 (both on Atlas A2/A3); not `ACL_CANN_ATTR_JIT_COMPILE`, since the
+/// emulator ships no operator binaries.
+static CANN_ATTRS: [aclCannAttr; 2] = [ACL_CANN_ATTR_INF_NAN, ACL_CANN_ATTR_BF16];
+
+acl! {
+    /// `aclGetCannAttributeList`: the supported attributes (a static array) and their count.
+    fn aclGetCannAttributeList(cannAttrList: *mut *const aclCannAttr, num: *mut usize) {
+        // SAFETY: C contract (NULL or valid).
+        let (list, n) = unsafe { (Out::new(cannAttrList, "cannAttrList")?, Out::new(num, "num")?) };
+        list.set(CANN_ATTRS.as_ptr());
+        n.set(CANN_ATTRS.len());
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclGetCannAttribute`: 1 when the attribute is supported, else 0; `value` NULL and an
+    /// attribute outside `INF_NAN`, `BF16`, `JIT_COMPILE` are 100000.
+    fn aclGetCannAttribute(cannAttr: aclCannAttr, value: *mut i32) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(value, "value") }?;
+        if !matches!(cannAttr, ACL_CANN_ATTR_INF_NAN | ACL_CANN_ATTR_BF16 | ACL_CANN_ATTR_JIT_COMPILE) {
+            return fail(INVALID_PARAM, format!("{cannAttr} is not an aclCannAttr"));
+        }
+        out.set(i32::from(CANN_ATTRS.contains(&cannAttr)));
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclInitCallbackRegister`: `cbFunc` NULL is 100000; a second callback of a type other
+    /// than `ACL_REG_TYPE_OTHER` is 500000. Registered while the runtime is initialised, it
+    /// runs at once with the configuration text.
+    fn aclInitCallbackRegister(type_: aclRegisterCallbackType, cbFunc: aclInitCallbackFunc, userData: *mut c_void) {
+        let Some(f) = cbFunc else {
+            return fail(INVALID_PARAM, "cbFunc is NULL");
+        };
+        crate::init_callbacks::register_init(type_, f, userData as usize)
+    }
+}
+
+acl! {
+    /// `aclInitCallbackUnRegister`: `cbFunc` NULL is 100000; no callback of the type, or not
+    /// this one, is 500000.
+    fn aclInitCallbackUnRegister(type_: aclRegisterCallbackType, cbFunc: aclInitCallbackFunc) {
+        let Some(f) = cbFunc else {
+            return fail(INVALID_PARAM, "cbFunc is NULL");
+        };
+        crate::init_callbacks::unregister_init(type_, f)
+    }
+}
+
+acl! {
+    /// `aclFinalizeCallbackRegister`: as `aclInitCallbackRegister`, for `aclFinalize`.
+    fn aclFinalizeCallbackRegister(type_: aclRegisterCallbackType, cbFunc: aclFinalizeCallbackFunc, userData: *mut c_void) {
+        let Some(f) = cbFunc else {
+            return fail(INVALID_PARAM, "cbFunc is NULL");
+        };
+        crate::init_callbacks::register_finalize(type_, f, userData as usize)
+    }
+}
+
+acl! {
+    /// `aclFinalizeCallbackUnRegister`: as `aclInitCallbackUnRegister`.
+    fn aclFinalizeCallbackUnRegister(type_: aclRegisterCallbackType, cbFunc: aclFinalizeCallbackFunc) {
+        let Some(f) = cbFunc else {
+            return fail(INVALID_PARAM, "cbFunc is NULL");
+        };
+        crate::init_callbacks::unregister_finalize(type_, f)
     }
 }
 
@@ -152,5 +299,23 @@ acl! {
         // SAFETY: C contract (NULL or valid).
         unsafe { Out::new(runMode, "runMode") }?.set(ACL_HOST);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_number;
+
+    #[test]
+    fn version_numbers_weigh_the_parts_and_the_prerelease() {
+        assert_eq!(version_number("9.0.0"), Ok(90_000_000));
+        assert_eq!(version_number("8.5.1"), Ok(80_501_000));
+        assert_eq!(version_number("8.5.0-beta.1"), Ok(80_499_801));
+        assert_eq!(version_number("8.5.0.alpha003"), Ok(80_499_703));
+        assert_eq!(version_number("8.5.0-rc2"), Ok(80_499_902));
+        assert_eq!(version_number("8.5.0-RC"), Ok(80_499_900));
+        for bad in ["8.0.RC3", "8.5", "x.1.2", "8.5.0-gamma", "8.5.0-beta.x"] {
+            assert!(version_number(bad).is_err(), "{bad}");
+        }
     }
 }

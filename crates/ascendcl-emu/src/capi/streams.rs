@@ -1,6 +1,7 @@
 //! Streams: creation, destruction, synchronisation, queries, waits, failure mode.
 
 use super::*;
+use crate::event::EventWait;
 
 acl! {
     /// `aclrtCreateStream`: a stream of the current context, priority 0, no flags.
@@ -94,8 +95,39 @@ acl! {
         if s.capture_step(|| crate::model::Step::Wait(Arc::clone(&ev))) {
             return Ok(());
         }
-        let target = ev.wait_target();
-        s.enqueue(Task::Wait(ev, target))
+        s.enqueue(Task::Wait(EventWait::latest(ev, None)))
+    }
+}
+
+acl! {
+    /// `aclrtStreamWaitEventWithTimeout`: as `aclrtStreamWaitEvent`, the wait task failing
+    /// after `timeout` seconds (0 waits for ever; negative is 107000) — the next
+    /// synchronisation of the stream reports 107020. In the runtime's order: the timeout, the
+    /// stream and event handles (107017), a NULL event (107000), an IPC event on a capturing
+    /// stream (207000), a current context (107002), the stream's context (107003).
+    fn aclrtStreamWaitEventWithTimeout(stream: aclrtStream, event: aclrtEvent, timeout: i32) {
+        if timeout < 0 {
+            return fail(RT_PARAM_INVALID, format!("timeout {timeout} is negative (0 waits for ever, otherwise seconds)"));
+        }
+        let s = (!stream.is_null()).then(|| state::stream(handle(stream))).transpose()?;
+        let ev = (!event.is_null()).then(|| state::event(handle(event))).transpose()?;
+        let Some(ev) = ev else {
+            return fail(RT_PARAM_INVALID, "event is NULL");
+        };
+        if ev.flags == ACL_EVENT_IPC && s.as_ref().is_some_and(|s| s.capturing().is_some()) {
+            return fail(RT_FEATURE_NOT_SUPPORT, "an IPC event cannot be waited for on a capturing stream");
+        }
+        state::current_ids()?;
+        let s = match s {
+            Some(s) => s,
+            None => state::stream(0)?,
+        };
+        state::check_stream_context(&s)?;
+        if s.capture_step(|| crate::model::Step::Wait(Arc::clone(&ev))) {
+            return Ok(());
+        }
+        let t = (timeout > 0).then(|| Duration::from_secs(timeout as u64));
+        s.enqueue(Task::Wait(EventWait::latest(ev, t)))
     }
 }
 
@@ -227,6 +259,83 @@ acl! {
     /// stream.
     fn aclrtStreamAbort(stream: aclrtStream) {
         owned_stream(stream)?.abort();
+        Ok(())
+    }
+}
+
+/// Why the stream configuration handles fail: the runtime's documentation marks them as
+/// supported on no Atlas product.
+const NO_STREAM_CONFIG: &str = "stream configuration handles (aclrtCreateStreamConfigHandle, \
+     aclrtSetStreamConfigOpt, aclrtCreateStreamV2, aclrtDestroyStreamConfigHandle) are not \
+     supported on any Atlas product (Atlas 350, A3, A2, 200I/500 A2, inference and training \
+     series); create configured streams with aclrtCreateStreamWithConfig";
+
+/// `aclrtCreateStreamConfigHandle`: NULL, with a recent-error message saying that no Atlas
+/// product supports stream configuration handles (the last error is 207000).
+///
+/// # Safety
+/// Always safe to call.
+pub unsafe extern "C" fn aclrtCreateStreamConfigHandle() -> *mut aclrtStreamConfigHandle {
+    const API: &str = "aclrtCreateStreamConfigHandle";
+    catch_unwind(|| {
+        if let Some(code) = faults::check(API) {
+            injected(API, code);
+            return std::ptr::null_mut();
+        }
+        record(
+            API,
+            Fail {
+                code: RT_FEATURE_NOT_SUPPORT,
+                msg: NO_STREAM_CONFIG.to_string(),
+            },
+        );
+        std::ptr::null_mut()
+    })
+    .unwrap_or(std::ptr::null_mut())
+}
+
+acl! {
+    /// `aclrtSetStreamConfigOpt`: 207000, supported on no Atlas product.
+    fn aclrtSetStreamConfigOpt(handle: *mut aclrtStreamConfigHandle, attr: aclrtStreamConfigAttr, attrValue: *const c_void, valueSize: usize) {
+        let _ = (handle, attr, attrValue, valueSize);
+        fail(RT_FEATURE_NOT_SUPPORT, NO_STREAM_CONFIG)
+    }
+}
+
+acl! {
+    /// `aclrtCreateStreamV2`: 207000, supported on no Atlas product.
+    fn aclrtCreateStreamV2(stream: *mut aclrtStream, handle: *const aclrtStreamConfigHandle) {
+        let _ = (stream, handle);
+        fail(RT_FEATURE_NOT_SUPPORT, NO_STREAM_CONFIG)
+    }
+}
+
+acl! {
+    /// `aclrtDestroyStreamConfigHandle`: 207000, supported on no Atlas product.
+    fn aclrtDestroyStreamConfigHandle(handle: *mut aclrtStreamConfigHandle) {
+        let _ = handle;
+        fail(RT_FEATURE_NOT_SUPPORT, NO_STREAM_CONFIG)
+    }
+}
+
+acl! {
+    /// `aclrtSetStreamOverflowSwitch`: switches the stream's float-overflow check (0 or 1, else
+    /// 100000; the same setting as `ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK`).
+    fn aclrtSetStreamOverflowSwitch(stream: aclrtStream, flag: u32) {
+        if flag > 1 {
+            return fail(INVALID_PARAM, format!("flag {flag} is not 0 or 1"));
+        }
+        state::stream(handle(stream))?.set_attr(ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK, flag);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtGetStreamOverflowSwitch`: the stream's float-overflow check (0 until switched on).
+    fn aclrtGetStreamOverflowSwitch(stream: aclrtStream, flag: *mut u32) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(flag, "flag") }?;
+        out.set(state::stream(handle(stream))?.attr(ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK));
         Ok(())
     }
 }

@@ -163,3 +163,102 @@ acl! {
         Ok(())
     }
 }
+
+/// Why counting notifies fail: the SoCs the emulator stands for do not have them.
+fn no_counting_notifies() -> String {
+    format!(
+        "counting notifies (aclrtCntNotify*) exist on Atlas 350 (Ascend 950) only; the emulated {} \
+         (Atlas A2/A3) has none, as on hardware",
+        crate::soc::current().name
+    )
+}
+
+/// The runtime validates a counting-notify handle before the other arguments: any non-NULL
+/// value is 107017, since no counting notify can be created on these SoCs (NULL passes here and
+/// is refused by [`cnt_notify_null`] after the other handles).
+fn cnt_notify_handle(cnt: aclrtCntNotify) -> R {
+    if cnt.is_null() {
+        return Ok(());
+    }
+    fail(
+        RT_INVALID_HANDLE,
+        format!(
+            "{cnt:p} is not a counting notify: {}",
+            no_counting_notifies()
+        ),
+    )
+}
+
+/// A NULL counting notify: 107000.
+fn cnt_notify_null() -> R {
+    fail(RT_PARAM_INVALID, "cntNotify is NULL")
+}
+
+acl! {
+    /// `aclrtCntNotifyCreate`: `flag` must be 0 (107000); needs a current device (107002); a
+    /// NULL `cntNotify` is 107000; then 207000: Atlas A2/A3 have no counting notifies.
+    fn aclrtCntNotifyCreate(cntNotify: *mut aclrtCntNotify, flag: u64) {
+        if flag != 0 {
+            return fail(RT_PARAM_INVALID, format!("flag {flag:#x} is not 0"));
+        }
+        state::current_ids()?;
+        if cntNotify.is_null() {
+            return fail(RT_PARAM_INVALID, "cntNotify is NULL");
+        }
+        fail(RT_FEATURE_NOT_SUPPORT, no_counting_notifies())
+    }
+}
+
+acl! {
+    /// `aclrtCntNotifyDestroy`: NULL is 107000, anything else 107017 (none can exist here).
+    fn aclrtCntNotifyDestroy(cntNotify: aclrtCntNotify) {
+        cnt_notify_handle(cntNotify)?;
+        cnt_notify_null()
+    }
+}
+
+acl! {
+    /// `aclrtCntNotifyRecord`: `info` NULL is 100000 (checked first, by the ACL layer); then the
+    /// counting notify's handle (107017), the stream's (107017), a NULL counting notify (107000).
+    fn aclrtCntNotifyRecord(cntNotify: aclrtCntNotify, stream: aclrtStream, info: *mut aclrtCntNotifyRecordInfo) {
+        if info.is_null() {
+            return fail(INVALID_PARAM, "info is NULL");
+        }
+        cnt_notify_handle(cntNotify)?;
+        StreamArg::early(stream)?;
+        cnt_notify_null()
+    }
+}
+
+acl! {
+    /// `aclrtCntNotifyWaitWithTimeout`: as `aclrtCntNotifyRecord`.
+    fn aclrtCntNotifyWaitWithTimeout(cntNotify: aclrtCntNotify, stream: aclrtStream, info: *mut aclrtCntNotifyWaitInfo) {
+        if info.is_null() {
+            return fail(INVALID_PARAM, "info is NULL");
+        }
+        cnt_notify_handle(cntNotify)?;
+        StreamArg::early(stream)?;
+        cnt_notify_null()
+    }
+}
+
+acl! {
+    /// `aclrtCntNotifyReset`: the handles (107017), then a NULL counting notify (107000).
+    fn aclrtCntNotifyReset(cntNotify: aclrtCntNotify, stream: aclrtStream) {
+        cnt_notify_handle(cntNotify)?;
+        StreamArg::early(stream)?;
+        cnt_notify_null()
+    }
+}
+
+acl! {
+    /// `aclrtCntNotifyGetId`: the handle (107017), then a NULL counting notify or `notifyId`
+    /// (107000).
+    fn aclrtCntNotifyGetId(cntNotify: aclrtCntNotify, notifyId: *mut u32) {
+        cnt_notify_handle(cntNotify)?;
+        if notifyId.is_null() {
+            return fail(RT_PARAM_INVALID, "notifyId is NULL");
+        }
+        cnt_notify_null()
+    }
+}
