@@ -153,6 +153,7 @@ implemented! {
     aclrtMemcpyBatch,
     aclrtGetMemInfo,
     aclrtPointerGetAttributes,
+    aclrtMemGetAddressRange,
     aclrtHostRegister,
     aclrtHostRegisterV2,
     aclrtHostGetDevicePointer,
