@@ -96,6 +96,8 @@
 //! | failed device tasks | [`ExceptionCallback`], [`ExceptionInfo`] | `aclrtSetExceptionInfoCallback`, `aclrtGet*FromExceptionInfo` |
 //! | stream control | [`Stream::id`], [`Stream::stop`], [`Stream::abort`], [`StreamStateCallback`] | `aclrtStreamGetId`, `aclrtStreamStop`, `aclrtStreamAbort`, `aclrtRegStreamStateCallback` |
 //! | value writes, waits, notifies | [`Scope::write_value`], [`Scope::wait_value`], [`DeviceWord`], [`Notify`] | `aclrtValueWrite`, `aclrtValueWait`, `aclrt*Notify` |
+//! | virtual memory | [`VirtualRange`], [`PhysicalMemory`] ([`PhysicalMemProp`]), [`Mapping`] | `aclrtReserveMemAddress`, `aclrtMallocPhysical`, `aclrtMapMem`, `aclrtUnmapMem`, `aclrtFreePhysical`, `aclrtReleaseMemAddress`, `aclrtMemSet/GetAccess`, `aclrtMemGetAllocationGranularity` |
+//! | sharing between processes | [`Pid`], [`PhysicalMemory::export`] ([`ShareableHandle`]), [`IpcMemExport`] / [`IpcMemImport`] ([`IpcMemKey`]), [`Notify::export`] / [`ImportedNotify`] ([`NotifyKey`]), [`Event::ipc_handle`] ([`IpcEventHandle`]) | `aclrtDeviceGetBareTgid`, `aclrtMem*ShareableHandle*`, `aclrtIpcMem*`, `aclrtNotify*Key`, `aclrtNotify*ImportPid`, `aclrtIpc*EventHandle` |
 //! | every C function, checked | [`raw`] | all of `acl/acl_rt.h` |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
@@ -125,6 +127,8 @@
 //! | `PeerAccess`, `HostFnHandle` | yes | yes | hold handles and shared state only |
 //! | [`Scope`], [`Claimed`] | no | no | belong to the one [`Stream::scope`] call (and thread) that waits for them |
 //! | [`CurrentContext`] | no | no | proves that a context is current on *this* thread |
+//! | `VirtualRange`, `PhysicalMemory`, `Mapping<T>` | yes | yes | own address space and memory the host never dereferences |
+//! | `IpcMemExport<T>`, `IpcMemImport<T>`, `ImportedNotify` | yes | yes | own an export or an import; the host never dereferences the memory |
 //! | [`ReportSubscription`] | no | no | owns its report thread; closed by the thread that opened it |
 //!
 //! The process holds one open device per id: [`Runtime::device`] on an id that is open returns
@@ -274,9 +278,11 @@ mod release;
 mod result;
 mod runtime;
 mod scope;
+mod sharing;
 mod stream;
 mod stream_control;
 mod value;
+mod vmm;
 
 pub use ascendcl_sys::AclError;
 pub use builtin::{Distribution, RandomElem, RandomFloat, RandomState, ReduceElem, ReduceKind};
@@ -308,9 +314,17 @@ pub use runtime::{
     install_backend,
 };
 pub use scope::{AsyncDest, AsyncSource, Claimed, Scope};
+pub use sharing::{
+    FabricHandle, ImportedNotify, Importers, IpcEventHandle, IpcImportFlags, IpcMemExport,
+    IpcMemImport, IpcMemKey, NotifyImportFlags, NotifyKey, Pid, ShareableHandle,
+};
 pub use stream::{FailureMode, Stream, StreamFlags, StreamStatus};
 pub use stream_control::{StreamState, StreamStateCallback, StreamStateEvent, ThreadResLimits};
 pub use value::{DeviceWord, ValueCompare};
+pub use vmm::{
+    AccessFlags, AccessLocation, GranularityOption, Mapping, MemAccess, PhysicalLocation,
+    PhysicalMemProp, PhysicalMemory, VirtualRange,
+};
 
 /// The raw bindings this crate is built on: types, constants and the function table. [`raw`]
 /// calls the same functions with a checked status.
