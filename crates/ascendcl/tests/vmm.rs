@@ -255,3 +255,50 @@ fn the_physical_location_kinds_reach_the_runtime() {
         );
     }
 }
+
+#[test]
+fn the_handles_move_between_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<VirtualRange>();
+    send_sync::<PhysicalMemory>();
+    send_sync::<ascendcl::Mapping<f32>>();
+    send_sync::<ascendcl::IpcMemExport<u8>>();
+    send_sync::<ascendcl::IpcMemImport<u8>>();
+    send_sync::<ascendcl::ImportedNotify>();
+    // A mapping made on one thread is used and dropped on another.
+    let rt = rt();
+    let device = rt.device(0).unwrap();
+    let range = VirtualRange::reserve(&device, MIB2).unwrap();
+    let phys = PhysicalMemory::new(&device, MIB2, PhysicalMemProp::default()).unwrap();
+    let mut mem = range.map::<u64>(0, phys).unwrap();
+    let back = std::thread::spawn(move || {
+        mem.copy_from_host(&vec![3; mem.len()]).unwrap();
+        mem.to_vec().unwrap()[0]
+    })
+    .join()
+    .unwrap();
+    assert_eq!(back, 3);
+    assert!(range.mapped_parts().is_empty(), "unmapped by the other thread's drop");
+}
+
+#[test]
+fn fabric_handles_reach_the_runtime() {
+    let rt = rt();
+    let device = rt.device(0).unwrap();
+    let phys = PhysicalMemory::new(&device, MIB2, PhysicalMemProp::default()).unwrap();
+    let fabric = ascendcl::FabricHandle::from_bytes([0; 128]);
+    assert_eq!(ascendcl::FabricHandle::from_bytes(fabric.to_bytes()), fabric);
+    if emulator_active() {
+        // Cross-server sharing is not emulated: the V2 calls answer 207000.
+        assert_code(
+            phys.export_fabric(ascendcl::Importers::Anyone),
+            AclError::FEATURE_NOT_SUPPORT,
+        );
+        assert_code(
+            PhysicalMemory::import_fabric(&device, &fabric, MIB2),
+            AclError::FEATURE_NOT_SUPPORT,
+        );
+        // Nothing was exported, so there is no whitelist to set.
+        assert_argument(phys.allow(&[ascendcl::Pid::from_raw(1)]));
+    }
+}
