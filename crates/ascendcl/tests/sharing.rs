@@ -349,7 +349,14 @@ fn ipc_memory_exchange(importers: Importers) {
         "the child's values"
     );
     // Still the exporter's memory.
-    export.buffer_mut().fill_bytes(0).unwrap();
+    export.fill_bytes(0).unwrap();
+    export
+        .as_view_mut()
+        .into_slice_mut(0..1)
+        .unwrap()
+        .copy_from_host(&[7])
+        .unwrap();
+    export.copy_from_host(&vec![0; 1024]).unwrap();
     let buf = export.close().unwrap();
     peer.say("closed");
     assert_eq!(peer.hear(), "refused");

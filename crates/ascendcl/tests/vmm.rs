@@ -278,7 +278,10 @@ fn the_handles_move_between_threads() {
     .join()
     .unwrap();
     assert_eq!(back, 3);
-    assert!(range.mapped_parts().is_empty(), "unmapped by the other thread's drop");
+    assert!(
+        range.mapped_parts().is_empty(),
+        "unmapped by the other thread's drop"
+    );
 }
 
 #[test]
@@ -287,7 +290,10 @@ fn fabric_handles_reach_the_runtime() {
     let device = rt.device(0).unwrap();
     let phys = PhysicalMemory::new(&device, MIB2, PhysicalMemProp::default()).unwrap();
     let fabric = ascendcl::FabricHandle::from_bytes([0; 128]);
-    assert_eq!(ascendcl::FabricHandle::from_bytes(fabric.to_bytes()), fabric);
+    assert_eq!(
+        ascendcl::FabricHandle::from_bytes(fabric.to_bytes()),
+        fabric
+    );
     if emulator_active() {
         // Cross-server sharing is not emulated: the V2 calls answer 207000.
         assert_code(

@@ -23,8 +23,8 @@ use std::ptr::NonNull;
 /// It owns the buffer: it was taken by value, so no scope was using it when its pages became
 /// shareable, and it is freed only after the key is closed, the order the runtime asks for. It
 /// is still the exporter's memory: a [`CopySource`] and [`CopyDest`] like the buffer
-/// ([`IpcMemExport::buffer`] and [`IpcMemExport::buffer_mut`] reach the buffer's own methods),
-/// written by the importers too.
+/// ([`IpcMemExport::buffer`] reaches the buffer's reading methods, [`IpcMemExport::as_view_mut`]
+/// a mutable view), written by the importers too.
 ///
 /// | operation | C function |
 /// |---|---|
@@ -73,9 +73,22 @@ impl<T: DeviceRepr> IpcMemExport<T> {
         &self.buf
     }
 
-    /// The exported buffer, for its writing methods.
-    pub fn buffer_mut(&mut self) -> &mut DeviceBuffer<T> {
-        &mut self.buf
+    /// A mutable view of the exported memory, for the writing methods of a view. (The buffer
+    /// itself is not lent mutably: swapping another buffer in would let the exported one be
+    /// freed while its key is open.)
+    pub fn as_view_mut(&mut self) -> DeviceSliceMut<'_, T> {
+        self.buf.as_view_mut()
+    }
+
+    /// Copies `src` (host memory) into the exported memory; lengths must be equal
+    /// (`aclrtMemcpy`).
+    pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
+        copy::copy(self, src)
+    }
+
+    /// Sets every byte of the exported memory to `value` (`aclrtMemset`).
+    pub fn fill_bytes(&mut self, value: u8) -> Result<()> {
+        self.buf.fill_bytes(value)
     }
 
     /// Closes the key now (`aclrtIpcMemClose`): later imports fail, imports other processes
@@ -182,7 +195,9 @@ bitflags::bitflags! {
 /// borrowed from it. Closing consumes it, so neither a view nor a scope can use the memory after
 /// the import ended. Its length comes from the runtime (`aclrtMemGetAddressRange` of the
 /// imported address: the size the exporter shared), never from the key. One live import per key
-/// in a process (a second is an [`Error::Argument`]). `Send + Sync`; it keeps its device open.
+/// in a process (a second is an [`Error::Argument`]): `aclrtIpcMemClose` ends a key's latest
+/// import, so an import of the same key made through [`raw`](crate::raw) alongside would be
+/// ended by this one's close. `Send + Sync`; it keeps its device open.
 ///
 /// | operation | C function |
 /// |---|---|
