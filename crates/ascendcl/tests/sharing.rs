@@ -47,11 +47,8 @@ impl Peer {
         std::thread::spawn(move || {
             for l in out.lines().map_while(Result::ok) {
                 match l.strip_prefix("@ ") {
-                    Some(rest) => {
-                        if tx.send(rest.to_string()).is_err() {
-                            break;
-                        }
-                    }
+                    Some(rest) if tx.send(rest.to_string()).is_err() => break,
+                    Some(_) => {}
                     // The child's own output, shown with the parent's when a test fails.
                     None if !l.is_empty() => println!("[child] {l}"),
                     None => {}
