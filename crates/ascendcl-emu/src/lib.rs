@@ -155,6 +155,7 @@ implemented! {
     aclrtMemcpyBatch,
     aclrtGetMemInfo,
     aclrtPointerGetAttributes,
+    aclrtMemGetAddressRange,
     aclrtHostRegister,
     aclrtHostRegisterV2,
     aclrtHostGetDevicePointer,

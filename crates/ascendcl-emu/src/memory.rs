@@ -297,6 +297,11 @@ impl Table {
         Ok((Loc::Unreg, page_size()))
     }
 
+    /// The live allocation that contains `addr`, as its start and size (`aclrtMemGetAddressRange`).
+    pub(crate) fn range_of(&self, addr: usize) -> Option<(usize, usize)> {
+        self.find(addr).map(|a| (a.start, a.size))
+    }
+
     /// Whether `addr` lies in managed memory.
     pub(crate) fn is_managed(&self, addr: usize) -> bool {
         self.find(addr).is_some_and(|a| a.managed)

@@ -473,6 +473,77 @@ fn pointer_attributes() {
 }
 
 #[test]
+fn address_ranges() {
+    let _d = Dev::new(0);
+    let (mut base, mut size) = (null_mut(), 0usize);
+    let p = malloc(1000);
+    err(
+        unsafe { aclrtMemGetAddressRange(null_mut(), &mut base, &mut size) },
+        100000,
+    );
+    err(
+        unsafe { aclrtMemGetAddressRange(p, null_mut(), &mut size) },
+        100000,
+    );
+    err(
+        unsafe { aclrtMemGetAddressRange(p, &mut base, null_mut()) },
+        100000,
+    );
+    // The start and size of the block, from any address inside it.
+    for at in [0, 1, 999] {
+        base = null_mut();
+        ok(unsafe { aclrtMemGetAddressRange(p.cast::<u8>().add(at).cast(), &mut base, &mut size) });
+        assert_eq!((base, size), (p, 1000));
+    }
+    let h = malloc_host(64);
+    ok(unsafe { aclrtMemGetAddressRange(h, &mut base, &mut size) });
+    assert_eq!((base, size), (h, 64));
+    free_host(h);
+    // Pageable memory and freed memory are in no block.
+    let mut local = [0u8; 8];
+    err(
+        unsafe { aclrtMemGetAddressRange(local.as_mut_ptr().cast(), &mut base, &mut size) },
+        107000,
+    );
+    free(p);
+    err(
+        unsafe { aclrtMemGetAddressRange(p, &mut base, &mut size) },
+        107000,
+    );
+    // A mapping made by aclrtMapMem is one block.
+    let prop = aclrtPhysicalMemProp {
+        handleType: ACL_MEM_HANDLE_TYPE_NONE,
+        allocationType: ACL_MEM_ALLOCATION_TYPE_PINNED,
+        memAttr: ACL_HBM_MEM_HUGE,
+        location: aclrtMemLocation {
+            id: 0,
+            type_: ACL_MEM_LOCATION_TYPE_DEVICE,
+        },
+        reserve: 0,
+    };
+    let (mut ph, mut va) = (null_mut(), null_mut());
+    ok(unsafe { aclrtMallocPhysical(&mut ph, 2 << 20, &prop, 0) });
+    ok(unsafe { aclrtReserveMemAddress(&mut va, 4 << 20, 0, null_mut(), 0) });
+    let at = unsafe { va.cast::<u8>().add(2 << 20) }.cast();
+    err(
+        unsafe { aclrtMemGetAddressRange(at, &mut base, &mut size) },
+        107000,
+    );
+    ok(unsafe { aclrtMapMem(at, 2 << 20, 0, ph, 0) });
+    ok(unsafe {
+        aclrtMemGetAddressRange(
+            at.cast::<u8>().wrapping_add(100).cast(),
+            &mut base,
+            &mut size,
+        )
+    });
+    assert_eq!((base, size), (at, 2 << 20));
+    ok(unsafe { aclrtUnmapMem(at) });
+    ok(unsafe { aclrtReleaseMemAddress(va) });
+    ok(unsafe { aclrtFreePhysical(ph) });
+}
+
+#[test]
 fn host_register() {
     let _d = Dev::new(0);
     let mut buf = vec![0u8; 8192];

@@ -126,6 +126,10 @@ fn child() {
             tell(&my_pid().to_string());
             assert_eq!(hear(), "whitelisted");
             ok(unsafe { aclrtIpcMemImportByKey(&mut p, key.as_ptr(), 0) });
+            // The import is one block of the exported size.
+            let (mut base, mut size) = (null_mut(), 0usize);
+            ok(unsafe { aclrtMemGetAddressRange(p, &mut base, &mut size) });
+            assert_eq!((base, size), (p, 4096));
             let mut bytes = [0u8; 4096];
             d2h(&mut bytes, p);
             assert!(bytes.iter().all(|b| *b == 123), "the parent's bytes");

@@ -103,6 +103,16 @@ impl Event {
         })
     }
 
+    /// Owns an event handle this crate obtained from the runtime (an opened IPC event).
+    pub(crate) fn from_raw(raw: sys::aclrtEvent, device: &Device) -> Event {
+        Event {
+            inner: Arc::new(EventInner {
+                raw,
+                device: device.clone(),
+            }),
+        }
+    }
+
     /// The raw `aclrtEvent`, for FFI.
     pub fn as_raw(&self) -> sys::aclrtEvent {
         self.inner.raw

@@ -102,6 +102,8 @@
 //! | stream configuration | [`Stream::config`] ([`StreamConfig`]), [`StreamConfigHandle`] | `aclrtStreamGet{Id,Flags,Priority}`, `aclrtCreateStreamConfigHandle`, `aclrtCreateStreamV2` |
 //! | init and finalize callbacks | [`InitCallback`], [`FinalizeCallback`] ([`CallbackKind`]) | `aclInitCallbackRegister`, `aclFinalizeCallbackRegister` |
 //! | installed software | [`Runtime::package_version`] ([`PackageVersion`], [`VersionNumber`]), [`Runtime::supports`] ([`CannAttr`]) | `aclsysGetVersionStr`, `aclsysGetVersionNum`, `aclGetCannAttribute[List]` |
+//! | virtual memory | [`VirtualRange`], [`PhysicalMemory`] ([`PhysicalMemProp`]), [`Mapping`] | `aclrtReserveMemAddress`, `aclrtMallocPhysical`, `aclrtMapMem`, `aclrtUnmapMem`, `aclrtFreePhysical`, `aclrtReleaseMemAddress`, `aclrtMemSet/GetAccess`, `aclrtMemGetAllocationGranularity` |
+//! | sharing between processes | [`Pid`], [`PhysicalMemory::export`] ([`ShareableHandle`]), [`IpcMemExport`] / [`IpcMemImport`] ([`IpcMemKey`]), [`Notify::export`] / [`ImportedNotify`] ([`NotifyKey`]), [`Event::ipc_handle`] ([`IpcEventHandle`]) | `aclrtDeviceGetBareTgid`, `aclrtMem*ShareableHandle*`, `aclrtIpcMem*`, `aclrtNotify*Key`, `aclrtNotify*ImportPid`, `aclrtIpc*EventHandle` |
 //! | every C function, checked | [`raw`] | all of `acl/acl_rt.h` |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
@@ -134,6 +136,8 @@
 //! | [`RegisteredAllocator`], [`ExecutorBlock`] | no | no | borrowed views of one registration, for the calling executor |
 //! | [`Scope`], [`Claimed`] | no | no | belong to the one [`Stream::scope`] call (and thread) that waits for them |
 //! | [`CurrentContext`] | no | no | proves that a context is current on *this* thread |
+//! | `VirtualRange`, `PhysicalMemory`, `Mapping<T>` | yes | yes | own address space and memory the host never dereferences |
+//! | `IpcMemExport<T>`, `IpcMemImport<T>`, `ImportedNotify` | yes | yes | own an export or an import; the host never dereferences the memory |
 //! | [`ReportSubscription`] | no | no | owns its report thread; closed by the thread that opened it |
 //!
 //! The process holds one open device per id: [`Runtime::device`] on an id that is open returns
@@ -289,10 +293,12 @@ mod release;
 mod result;
 mod runtime;
 mod scope;
+mod sharing;
 mod stream;
 mod stream_config;
 mod stream_control;
 mod value;
+mod vmm;
 
 pub use allocator::{Allocator, AllocatorRegistration, ExecutorBlock, RegisteredAllocator};
 pub use ascendcl_sys::AclError;
@@ -330,10 +336,18 @@ pub use runtime::{
     install_backend,
 };
 pub use scope::{AsyncDest, AsyncSource, Claimed, Scope};
+pub use sharing::{
+    FabricHandle, ImportedNotify, Importers, IpcEventHandle, IpcImportFlags, IpcMemExport,
+    IpcMemImport, IpcMemKey, NotifyImportFlags, NotifyKey, Pid, ShareableHandle,
+};
 pub use stream::{FailureMode, Stream, StreamFlags, StreamStatus};
 pub use stream_config::{StreamConfig, StreamConfigHandle};
 pub use stream_control::{StreamState, StreamStateCallback, StreamStateEvent, ThreadResLimits};
 pub use value::{DeviceWord, ValueCompare};
+pub use vmm::{
+    AccessFlags, AccessLocation, GranularityOption, Mapping, MemAccess, PhysicalLocation,
+    PhysicalMemProp, PhysicalMemory, VirtualRange,
+};
 
 /// The raw bindings this crate is built on: types, constants and the function table. [`raw`]
 /// calls the same functions with a checked status.

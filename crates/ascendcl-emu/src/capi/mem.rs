@@ -138,6 +138,27 @@ acl! {
 }
 
 acl! {
+    /// `aclrtMemGetAddressRange`: the start and size of the allocation that contains `ptr`:
+    /// device memory, pinned host memory, a mapping made by `aclrtMapMem`, or IPC memory
+    /// imported from another process (the size its exporter shared). An address in no live
+    /// allocation is 107000.
+    fn aclrtMemGetAddressRange(ptr: *mut c_void, pbase: *mut *mut c_void, psize: *mut usize) {
+        if ptr.is_null() {
+            return fail(INVALID_PARAM, "ptr is NULL");
+        }
+        // SAFETY: C contract (NULL or valid).
+        let (base, size) = unsafe { (Out::new(pbase, "pbase")?, Out::new(psize, "psize")?) };
+        let (start, len) = memory::read().range_of(ptr as usize).ok_or_else(|| Fail {
+            code: RT_PARAM_INVALID,
+            msg: format!("{ptr:p} is not in memory allocated, mapped or imported through the runtime"),
+        })?;
+        base.set(start as *mut c_void);
+        size.set(len);
+        Ok(())
+    }
+}
+
+acl! {
     /// `aclrtHostRegister`: makes a host range count as pinned memory; `devPtr` receives the
     /// same address (host and device share the address space in the emulator).
     fn aclrtHostRegister(ptr: *mut c_void, size: u64, type_: aclrtHostRegisterType, devPtr: *mut *mut c_void) {

@@ -58,7 +58,7 @@ impl<T: DeviceRepr> Clone for DeviceSlice<'_, T> {
 impl<T: DeviceRepr> Copy for DeviceSlice<'_, T> {}
 
 impl<'a, T: DeviceRepr> DeviceSlice<'a, T> {
-    pub(super) fn new(region: RawRegion<T>) -> Self {
+    pub(crate) fn new(region: RawRegion<T>) -> Self {
         DeviceSlice {
             region,
             _borrow: PhantomData,
@@ -112,7 +112,7 @@ unsafe impl<T: DeviceRepr> Send for DeviceSliceMut<'_, T> {}
 unsafe impl<T: DeviceRepr> Sync for DeviceSliceMut<'_, T> {}
 
 impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
-    pub(super) fn new(region: RawRegion<T>) -> Self {
+    pub(crate) fn new(region: RawRegion<T>) -> Self {
         DeviceSliceMut {
             region,
             _borrow: PhantomData,

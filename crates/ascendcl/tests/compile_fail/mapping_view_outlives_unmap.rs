@@ -1,0 +1,14 @@
+//! A view borrows the mapping: the mapping cannot be unmapped while the view exists.
+use ascendcl::{PhysicalMemProp, PhysicalMemory, VirtualRange};
+
+fn main() -> ascendcl::Result<()> {
+    let device = ascendcl::Runtime::new()?.device(0)?;
+    let range = VirtualRange::reserve(&device, 2 << 20)?;
+    let phys = PhysicalMemory::new(&device, 2 << 20, PhysicalMemProp::default())?;
+    let mapping = range.map::<u32>(0, phys)?;
+    let view = mapping.slice(0..16)?;
+    let phys = mapping.unmap()?;
+    let values = view.to_vec()?;
+    drop((phys, values));
+    Ok(())
+}

@@ -1,0 +1,145 @@
+//! `ipc_memory_withpid`: the CANN runtime's `10_ipc_memory_withpid` sample in safe Rust.
+//!
+//! Process A allocates device memory (`aclrtMalloc`), writes 123 with the `DeviceWrite` kernel
+//! and exports it under a key (`aclrtIpcMemGetExportKey`) with pid validation on. It starts
+//! process B (this binary again), whitelists B's pid (`aclrtDeviceGetBareTgid`,
+//! `aclrtIpcMemSetImportPid`) and sends it the key; B imports the memory
+//! (`aclrtIpcMemImportByKey`; its length from `aclrtMemGetAddressRange`), reads it with the
+//! `DeviceRead` kernel and a copy, signals completion and closes its import
+//! (`aclrtIpcMemClose`). A then closes the key and frees the memory, in the order the types
+//! enforce. `cargo xtask sample ipc_memory_withpid` compares A's `Source data:` with B's
+//! `Destination data:`; each process also checks the value.
+
+#[path = "../../common/two_process.rs"]
+mod two_process;
+
+use ascendc_kernels::{launch_read, launch_write};
+use ascendcl::{
+    DeviceBuffer, Importers, IpcImportFlags, IpcMemExport, IpcMemImport, IpcMemKey, MallocPolicy,
+    Pid, Runtime,
+};
+use std::error::Error;
+use std::process::ExitCode;
+use two_process::{Parent, Peer};
+
+/// `INFO_LOG` of the reference samples.
+macro_rules! info {
+    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
+}
+
+/// The value process A writes and process B reads.
+const VALUE: i32 = 123;
+/// The shared memory, as in the reference (1 MiB), in `i32` elements.
+const LEN: usize = (1 << 20) / 4;
+
+fn process_a() -> Result<(), Box<dyn Error>> {
+    let rt = Runtime::new()?; // aclInit
+    let device = rt.device(0)?; // aclrtSetDevice
+    let stream = device.create_stream()?; // aclrtCreateStream
+
+    let mut buf = DeviceBuffer::<i32>::zeroed(&device, LEN, MallocPolicy::HugeFirst)?; // aclrtMalloc
+    info!(
+        "Allocate memory on the device {:p} successfully",
+        buf.as_ptr()
+    );
+    // DeviceWrite<<<1, nullptr, stream>>>: prints "Source data: 123".
+    stream.scope(|s| Ok(launch_write(s, &mut buf, VALUE, 1)?))?;
+    info!(
+        "Write data {VALUE} to the device address {:p}",
+        buf.as_ptr()
+    );
+
+    // aclrtIpcMemGetExportKey, importers must be whitelisted; the export owns the buffer.
+    let export = IpcMemExport::new(buf, Importers::Whitelisted)?;
+    info!(
+        "Process A: get the shareable memory identifier {} successfully",
+        export.key()
+    );
+
+    let mut b = Peer::spawn()?;
+    let pid: Pid = b.recv_parsed("its pid")?;
+    info!("Process A: get Process B's pid successfully, Process B's pid = {pid}");
+    export.allow(&[pid])?; // aclrtIpcMemSetImportPid
+    info!("Process A: add Process B to the whitelist successfully");
+    b.send(export.key())?;
+
+    let flag: i32 = b.recv_parsed("the completion signal")?;
+    info!("Process A: receive the completion signal from Process B, completion signal = {flag}");
+    let seen: i32 = b.recv_parsed("the value it read")?;
+    b.finish()?;
+    if flag != 1 || seen != VALUE {
+        return Err(
+            format!("process B signalled {flag} and read {seen}, not 1 and {VALUE}").into(),
+        );
+    }
+
+    let buf = export.close()?; // aclrtIpcMemClose: later imports fail
+    buf.free()?; // aclrtFree
+    stream.destroy()?;
+    device.reset()?;
+    rt.finalize()?;
+    Ok(())
+}
+
+fn process_b() -> Result<(), Box<dyn Error>> {
+    let a = Parent::new();
+    let rt = Runtime::new()?; // aclInit
+    let device = rt.device(0)?; // aclrtSetDevice
+    let stream = device.create_stream()?; // aclrtCreateStream
+
+    let pid = device.bare_tgid()?; // aclrtDeviceGetBareTgid
+    info!("Process B: get Process B's pid successfully");
+    a.send(pid);
+    info!("Process B: send Process B's pid to Process A successfully, Process B's pid = {pid}");
+    let key: IpcMemKey = a.recv_parsed("the key")?;
+    info!(
+        "Process B: get the shareable memory identifier successfully, shareable identifier = {key}"
+    );
+
+    // aclrtIpcMemImportByKey: the imported memory, closed when dropped.
+    let import = IpcMemImport::<i32>::open(&device, &key, IpcImportFlags::empty())?;
+    // DeviceRead<<<1, nullptr, stream>>>: prints "Destination data: 123".
+    stream.scope(|s| Ok(launch_read(s, &import, 1)?))?;
+    let seen = import.slice(0..1)?.to_vec()?[0]; // aclrtMemcpy, device to host
+    if import.len() != LEN || seen != VALUE {
+        return Err(format!(
+            "process B imported {} elements holding {seen}, not {LEN} holding {VALUE}",
+            import.len()
+        )
+        .into());
+    }
+    a.send(1);
+    a.send(seen);
+    info!("Process B: complete ipc memory sharing");
+
+    import.close()?; // aclrtIpcMemClose
+    stream.destroy()?;
+    device.reset()?;
+    rt.finalize()?;
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    if two_process::is_process_b() {
+        return match process_b() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                println!("[ERROR]  Process B: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    match process_a() {
+        Ok(()) => {
+            println!(
+                "[SUCCESS] IPC memory sharing successfully. Values at source and destination are equal: {VALUE}"
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("[ERROR]  Process A: {e}");
+            println!("[FAILURE] IPC memory sharing failed.");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! `ipcevent`: the CANN runtime's `ipcevent/0_ipcevent` sample in safe Rust.
+//!
+//! Process A (the producer) creates an event with `ACL_EVENT_IPC` (`aclrtCreateEventExWithFlag`)
+//! and records it behind a long task on its stream, exports its handle
+//! (`aclrtIpcGetEventHandle`) and starts process B (this binary again), which opens it
+//! (`aclrtIpcOpenEventHandle`) and sees the record still in flight (`aclrtQueryEventStatus`).
+//! When A's long task ends, B's stream, made to wait for the event (`aclrtStreamWaitEvent`),
+//! synchronises; B then records the event itself, and A, synchronising with it
+//! (`aclrtSynchronizeEventWithTimeout`), sees B's record complete. The handle travels as
+//! text over a pipe (CANN's sample writes `event_handle.bin`); every wait is bounded.
+
+#[path = "../../common/two_process.rs"]
+mod two_process;
+
+use ascendcl::{EventFlags, IpcEventHandle, Runtime};
+use std::error::Error;
+use std::process::ExitCode;
+use two_process::{PATIENCE, Parent, Peer};
+
+/// `INFO_LOG` of the reference samples.
+macro_rules! info {
+    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
+}
+
+/// `aclrtQueryEventStatus` as the reference prints it: 1 completed, 0 not yet.
+fn status(complete: bool) -> i32 {
+    i32::from(complete)
+}
+
+fn process_a() -> Result<(), Box<dyn Error>> {
+    let rt = Runtime::new()?; // aclInit
+    let device = rt.device(0)?; // aclrtSetDevice
+    let stream = device.create_stream()?; // aclrtCreateStream
+    let event = device.create_event_with_flags(EventFlags::IPC)?; // aclrtCreateEventExWithFlag
+    info!("Process A: IPC event created");
+
+    // A long task (a host function held until B has seen the record in flight), then the record.
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    stream.launch_host_fn(move || {
+        let _ = held.recv_timeout(PATIENCE);
+    })?;
+    event.record(&stream)?; // aclrtRecordEvent
+    info!("Process A: event recorded behind a long task");
+    let handle = event.ipc_handle()?; // aclrtIpcGetEventHandle
+    let mut b = Peer::spawn()?;
+    b.send(handle)?;
+    info!("Process A: IPC event handle sent to Process B");
+
+    let seen: i32 = b.recv_parsed("the event status it saw")?;
+    if seen != 0 {
+        return Err(format!("process B saw status {seen} while the record was in flight").into());
+    }
+    let _ = release.send(()); // the long task ends
+    event.synchronize_timeout(Some(PATIENCE))?; // aclrtSynchronizeEventWithTimeout
+    info!("Process A: event recorded and synchronized");
+    let mine = status(event.is_complete()?); // aclrtQueryEventStatus
+    info!("Process A: event status = {mine} (1=completed)");
+
+    info!("Process A: waiting for consumer to finish...");
+    let theirs: i32 = b.recv_parsed("the event status after its wait")?;
+    let recorded = b.recv()?;
+    // B's record of the same event: synchronising here waits for B's stream.
+    event.synchronize_timeout(Some(PATIENCE))?;
+    let after = status(event.is_complete()?);
+    b.finish()?;
+    info!("Process A: consumer finished");
+    if mine != 1 || theirs != 1 || recorded != "recorded" || after != 1 {
+        return Err(format!(
+            "statuses A {mine}, B {theirs}, after B's record {after} (B said {recorded:?}), not all 1"
+        )
+        .into());
+    }
+
+    event.destroy()?; // aclrtDestroyEvent
+    stream.destroy()?;
+    device.reset()?;
+    rt.finalize()?;
+    info!("Process A: cleanup completed");
+    Ok(())
+}
+
+fn process_b() -> Result<(), Box<dyn Error>> {
+    let a = Parent::new();
+    let rt = Runtime::new()?; // aclInit
+    let device = rt.device(0)?; // aclrtSetDevice
+    let stream = device.create_stream()?; // aclrtCreateStream
+
+    info!("Process B: waiting for event handle...");
+    let handle: IpcEventHandle = a.recv_parsed("the event handle")?;
+    info!("Process B: read event handle");
+    let event = device.open_ipc_event(&handle)?; // aclrtIpcOpenEventHandle
+    info!("Process B: IPC event opened");
+    let before = status(event.is_complete()?);
+    info!("Process B: event status = {before} (the producer's record is in flight)");
+    a.send(before);
+
+    stream.wait_event(&event)?; // aclrtStreamWaitEvent
+    stream.synchronize_timeout(Some(PATIENCE))?; // aclrtSynchronizeStreamWithTimeout
+    info!("Process B: event received, stream synchronized");
+    let after = status(event.is_complete()?);
+    info!("Process B: event status = {after} (1=completed)");
+    a.send(after);
+
+    event.record(&stream)?; // aclrtRecordEvent: A sees it too
+    event.synchronize_timeout(Some(PATIENCE))?;
+    info!("Process B: event recorded");
+    a.send("recorded");
+
+    event.destroy()?; // aclrtDestroyEvent
+    stream.destroy()?;
+    device.reset()?;
+    rt.finalize()?;
+    info!("Process B: cleanup completed");
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    if two_process::is_process_b() {
+        return match process_b() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                println!("[ERROR]  Process B: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    match process_a() {
+        Ok(()) => {
+            println!("[SUCCESS] IPC event synchronization works correctly.");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("[ERROR]  Process A: {e}");
+            println!("[FAILURE] IPC event synchronization failed.");
+            ExitCode::FAILURE
+        }
+    }
+}
