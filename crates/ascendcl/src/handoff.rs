@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::notify::Notify;
 use crate::raw;
-use crate::scope::{Scope, Ties, wait_idle};
+use crate::scope::{HandOffMark, Scope, Ties, wait_idle};
 use crate::stream::Stream;
 use std::rc::Rc;
 use std::time::Duration;
@@ -101,7 +101,7 @@ impl Join<'_> {
         // other stream's work (it may use the scope's memory), then discard what the scope's
         // stream holds (discarded work never touches memory): the scope ends soundly.
         crate::drop_errors::report(wait_idle(self.other));
-        crate::drop_errors::report(self.here.abort());
+        crate::drop_errors::report(self.here.abort_marked());
         Err(e)
     }
 }
@@ -124,7 +124,9 @@ impl<'scope, 'env> Scope<'scope, 'env> {
     /// hand-off recorded right after it, which keeps the order whatever happens to `by`. This
     /// stream's later work, also what `f` enqueues on it through this scope, waits on the
     /// device for everything `f` enqueued on `other` (another notify of the hand-off, recorded
-    /// on `other` when `f` returns, fails or panics). The scope's end then covers both streams.
+    /// on `other` when `f` returns, fails or panics). The scope's end waits for both streams
+    /// (and reports the first failure of either), and until then neither may be stopped or
+    /// aborted ([`Stream::stop`] and [`Stream::abort`] refuse).
     ///
     /// Errors ([`Error::Argument`]) before anything is enqueued: `other` is this scope's stream
     /// or one of a hand-off in progress, or is on another device or in another context (in one
@@ -201,12 +203,19 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         record_notify(here, &fork)?;
         wait_notify(other, &fork, 0)?;
         wait_notify(here, &join, 0)?;
-        // From here the streams wait on the notifies: the scope keeps them until its end.
+        // From here the streams wait on the notifies: the scope keeps them until its end, waits
+        // for `other` at its end as for its own stream, and keeps both streams from being
+        // stopped or aborted meanwhile (that would discard a wait of the order).
         let ties = self.ties();
         let join = Rc::new(join);
         ties.keep.borrow_mut().push(Rc::new(fork));
         ties.keep.borrow_mut().push(Rc::clone(&join));
         ties.streams.borrow_mut().push(other.as_raw());
+        ties.handed
+            .borrow_mut()
+            .push((other.as_raw(), other.raw_context()));
+        ties.marks.borrow_mut().push(HandOffMark::new(here));
+        ties.marks.borrow_mut().push(HandOffMark::new(other));
         let mut guard = Join {
             notify: join,
             ties,

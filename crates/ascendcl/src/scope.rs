@@ -69,6 +69,37 @@ pub(crate) struct Ties {
     /// The scope's stream and those of the hand-offs in progress (a hand-off to one of them
     /// would wait for itself).
     pub(crate) streams: RefCell<Vec<sys::aclrtStream>>,
+    /// Every stream work was handed to (with its context): the end of the scope waits for each
+    /// of them too, after the scope's own stream, so no work of the scope outlives its borrows
+    /// even when a wait of the device-side order was cut short (a task failing in STOP mode
+    /// discards the waits queued behind it).
+    pub(crate) handed: RefCell<Vec<(sys::aclrtStream, sys::aclrtContext)>>,
+    /// The streams of the scope's hand-offs, marked until the scope ends: stopping or aborting
+    /// one would discard a wait that orders the other's work.
+    pub(crate) marks: RefCell<Vec<HandOffMark>>,
+}
+
+/// A stream taking part in a hand-off of an open scope ([`StreamShared::hand_offs`]): while
+/// any such mark lives, [`Stream::stop`] and [`Stream::abort`] refuse.
+#[derive(Debug)]
+pub(crate) struct HandOffMark(std::sync::Arc<crate::stream::StreamShared>);
+
+impl HandOffMark {
+    pub(crate) fn new(stream: &Stream) -> HandOffMark {
+        let shared = std::sync::Arc::clone(stream.shared());
+        shared
+            .hand_offs
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        HandOffMark(shared)
+    }
+}
+
+impl Drop for HandOffMark {
+    fn drop(&mut self) {
+        self.0
+            .hand_offs
+            .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
 }
 
 /// Memory a scope operation may read until the scope ends.
@@ -328,6 +359,8 @@ impl<'scope, 'env> Scope<'scope, 'env> {
 struct SyncOnExit {
     stream: sys::aclrtStream,
     ctx: sys::aclrtContext,
+    /// The scope's ties, whose hand-off streams are waited for after this one.
+    ties: Option<Rc<Ties>>,
     armed: bool,
 }
 
@@ -344,6 +377,37 @@ impl SyncOnExit {
     ///    touching the borrowed memory, and releasing the borrows could let safe code free or
     ///    read memory the device is writing: the process is aborted with a message on stderr.
     fn wait(&mut self) -> Result<()> {
+        let own = self.wait_own();
+        let Some(ties) = self.ties.take() else {
+            return own;
+        };
+        // The streams work was handed to, each once: normally idle already (this stream waited
+        // for them on the device), but their idleness, not that order, is what releases the
+        // borrows.
+        let handed = ties.handed.borrow().clone();
+        let mut first = own;
+        for (i, &(stream, ctx)) in handed.iter().enumerate() {
+            if handed[..i].iter().any(|&(s, _)| s == stream) {
+                continue;
+            }
+            let r = SyncOnExit {
+                stream,
+                ctx,
+                ties: None,
+                armed: true,
+            }
+            .wait_own();
+            if first.is_ok() {
+                first = r;
+            } else {
+                crate::drop_errors::report(r);
+            }
+        }
+        first
+    }
+
+    /// Waits for this guard's own stream (see [`SyncOnExit::wait`]).
+    fn wait_own(&mut self) -> Result<()> {
         self.armed = false;
         // SAFETY: the stream is live: the scope borrows it.
         let first = unsafe { result::stream::synchronize(self.stream) };
@@ -368,6 +432,7 @@ pub(crate) fn wait_idle(stream: &Stream) -> Result<()> {
     SyncOnExit {
         stream: stream.as_raw(),
         ctx: stream.raw_context(),
+        ties: None,
         armed: true,
     }
     .wait()
@@ -468,6 +533,8 @@ impl Stream {
             ties: Rc::new(Ties {
                 keep: RefCell::default(),
                 streams: RefCell::new(vec![self.as_raw()]),
+                handed: RefCell::default(),
+                marks: RefCell::default(),
             }),
             _scope: PhantomData,
             _env: PhantomData,
@@ -476,6 +543,7 @@ impl Stream {
         let mut guard = SyncOnExit {
             stream: self.as_raw(),
             ctx: self.raw_context(),
+            ties: Some(Rc::clone(&scope.ties)),
             armed: true,
         };
         let r = f(&scope);

@@ -71,6 +71,9 @@ pub(crate) struct StreamShared {
     message: Mutex<Option<String>>,
     /// Host functions launched on the stream, possibly not run yet (pruned as they finish).
     pending: Mutex<Vec<Weak<host_fn::Payload>>>,
+    /// Open scopes in which the stream takes part in a hand-off ([`crate::Scope::hand_off`]):
+    /// its queue then orders another stream's work, so it may not be stopped or aborted.
+    pub(crate) hand_offs: std::sync::atomic::AtomicUsize,
 }
 
 impl std::fmt::Debug for StreamShared {

@@ -34,7 +34,12 @@ impl Stream {
     /// A [`Stream::scope`] waits for its stream's work before it returns; while the stream is
     /// stopped that work never completes, so a scope on it waits until another thread aborts
     /// the stream. Stopping a stream from inside its own scope therefore never returns.
+    ///
+    /// Refused ([`Error::Argument`]) while the stream takes part in a hand-off of an open scope
+    /// ([`Scope::hand_off`](crate::Scope::hand_off)): its queue holds a wait that orders the
+    /// other stream's work on the scope's memory.
     pub fn stop(&self) -> Result<()> {
+        self.refuse_if_handing_off("aclrtStreamStop")?;
         self.make_current()?;
         // SAFETY: the stream is live while `self` is.
         unsafe { raw::aclrtStreamStop(self.as_raw()) }
@@ -45,12 +50,35 @@ impl Stream {
     /// running, and their [`HostFnHandle`](crate::HostFnHandle)s report
     /// [`Error::HostFnDiscarded`]. Discarded copies never touch their buffers, so a
     /// [`Stream::scope`] on the stream stays sound: it returns once nothing is left to run.
+    ///
+    /// Refused ([`Error::Argument`]) while the stream takes part in a hand-off of an open scope
+    /// ([`Scope::hand_off`](crate::Scope::hand_off)): discarding the wait that orders the other
+    /// stream's work would let the two streams use the scope's memory at the same time.
     pub fn abort(&self) -> Result<()> {
+        self.refuse_if_handing_off("aclrtStreamAbort")?;
+        self.abort_marked()
+    }
+
+    /// [`Stream::abort`] without the hand-off check: for the hand-off itself, after it has
+    /// waited on the host for the other stream.
+    pub(crate) fn abort_marked(&self) -> Result<()> {
         self.make_current()?;
         // SAFETY: the stream is live while `self` is.
         unsafe { raw::aclrtStreamAbort(self.as_raw()) }?;
         host_fn::discard_pending(self.shared().take_pending());
         Ok(())
+    }
+
+    fn refuse_if_handing_off(&self, api: &'static str) -> Result<()> {
+        if self.shared().hand_offs.load(Ordering::Acquire) == 0 {
+            return Ok(());
+        }
+        Err(Error::argument(
+            api,
+            "the stream takes part in a hand-off of an open scope (Scope::hand_off): stopping or \
+             aborting it would break the order of the two streams' work; it is allowed again \
+             once the scope has ended",
+        ))
     }
 
     fn attribute(&self, attr: sys::aclrtStreamAttr) -> Result<sys::aclrtStreamAttrValue> {

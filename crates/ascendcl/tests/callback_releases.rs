@@ -90,9 +90,18 @@ fn releases_never_run_on_the_callback_thread() {
         dev.clone(),
     );
     drop(dev);
-    let h = stream.launch_host_fn(move || drop(captured)).unwrap();
-    // The host function holds the last handles on the stream, the device and everything else.
+    // The host function drops what it captured only once this thread has dropped its own
+    // stream handle, so that it holds the last handles on the stream, the device and everything
+    // else whatever the order in which the two threads get there.
+    let (go, wait_for_go) = std::sync::mpsc::channel::<()>();
+    let h = stream
+        .launch_host_fn(move || {
+            let _ = wait_for_go.recv_timeout(Duration::from_secs(20));
+            drop(captured)
+        })
+        .unwrap();
     drop(stream);
+    go.send(()).unwrap();
     assert!(matches!(
         h.wait_timeout(Duration::from_secs(20)),
         Some(Ok(()))

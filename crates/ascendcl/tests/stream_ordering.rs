@@ -160,7 +160,7 @@ fn a_notify_holding_an_older_record_does_not_let_the_other_stream_run_early() {
 }
 
 #[test]
-fn a_timed_out_wait_keeps_the_order_and_is_reported_by_the_other_stream() {
+fn a_timed_out_wait_keeps_the_order_and_is_reported_by_the_scope() {
     let r = rt();
     let d = r.device(0).unwrap();
     let (first, second) = (d.create_stream().unwrap(), d.create_stream().unwrap());
@@ -168,7 +168,7 @@ fn a_timed_out_wait_keeps_the_order_and_is_reported_by_the_other_stream() {
     let mut x = d.clone_htod(&[1i32; 4]).unwrap();
     let ones = d.clone_htod(&[1i32; 4]).unwrap();
     let (open, hold) = gate();
-    first
+    let err = first
         .scope(|a| {
             let xc = a.claim(&mut x);
             a.launch_host_fn(hold)?;
@@ -192,10 +192,10 @@ fn a_timed_out_wait_keeps_the_order_and_is_reported_by_the_other_stream() {
                 Ok(())
             })
         })
-        .unwrap();
-    assert_eq!(x.to_vec().unwrap(), [4; 4]);
-    let err = second.synchronize().unwrap_err();
+        .unwrap_err();
     assert_eq!(err.code(), Some(AclError::TASK_TIMEOUT), "{err}");
+    assert_eq!(x.to_vec().unwrap(), [4; 4]);
+    // The scope's end waited for the second stream too, and reported its failure.
     second.synchronize().unwrap();
 }
 
@@ -308,4 +308,83 @@ fn configuration_handles_are_not_supported_on_this_hardware() {
         err.to_string().contains("not supported on this device"),
         "{err}"
     );
+}
+
+#[test]
+fn streams_of_a_hand_off_cannot_be_stopped_or_aborted_until_the_scope_ends() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let (first, second) = (d.create_stream().unwrap(), d.create_stream().unwrap());
+    let e = d.create_event().unwrap();
+    let mut x = d.clone_htod(&[1i32; 4]).unwrap();
+    first
+        .scope(|s| {
+            let x = s.claim(&mut x);
+            s.hand_off(&second, Handoff::event(&e), |t| {
+                t.reduce(x, x, ReduceKind::Sum)?;
+                // Inside the hand-off, and from another thread, both streams refuse.
+                for stream in [&first, &second] {
+                    assert!(matches!(stream.abort(), Err(Error::Argument { .. })));
+                    assert!(matches!(stream.stop(), Err(Error::Argument { .. })));
+                }
+                std::thread::scope(|th| {
+                    th.spawn(|| assert!(matches!(first.abort(), Err(Error::Argument { .. }))));
+                });
+                Ok(())
+            })?;
+            // After the hand-off returned, the first stream still waits for the second's work.
+            assert!(matches!(first.abort(), Err(Error::Argument { .. })));
+            assert!(matches!(second.stop(), Err(Error::Argument { .. })));
+            s.reduce(x, x, ReduceKind::Sum)
+        })
+        .unwrap();
+    assert_eq!(x.to_vec().unwrap(), [4; 4]);
+    // Once the scope has ended they may be aborted again.
+    first.abort().unwrap();
+    second.abort().unwrap();
+}
+
+#[test]
+fn the_end_of_a_scope_waits_for_the_streams_it_handed_work_to() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let (first, second) = (d.create_stream().unwrap(), d.create_stream().unwrap());
+    let e = d.create_event().unwrap();
+    let (open, hold) = gate();
+    let (started, has_started) = mpsc::channel::<()>();
+    let mut x = d.clone_htod(&[1i32; 4]).unwrap();
+    let released = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|th| {
+        first
+            .scope(|s| {
+                let x = s.claim(&mut x);
+                s.hand_off(&second, Handoff::event(&e), |t| {
+                    t.launch_host_fn(move || {
+                        let _ = started.send(());
+                        hold()
+                    })?;
+                    t.reduce(x, x, ReduceKind::Sum)
+                })?;
+                // The second stream runs its hand-off work: the first one has recorded what
+                // the second waited for and now waits for the second. Cut that wait short by
+                // discarding it (through the raw layer, which the safe `abort` refuses here).
+                // The scope's end must still wait for the second stream's work on `x`.
+                has_started.recv_timeout(Duration::from_secs(10)).unwrap();
+                // SAFETY: a live stream; discarded tasks never touch memory.
+                unsafe { ascendcl::raw::aclrtStreamAbort(first.as_raw()) }?;
+                th.spawn(|| {
+                    std::thread::sleep(Duration::from_millis(50));
+                    released.store(true, std::sync::atomic::Ordering::SeqCst);
+                    open.send(()).unwrap();
+                });
+                Ok(())
+            })
+            .unwrap();
+        assert!(
+            released.load(std::sync::atomic::Ordering::SeqCst),
+            "the scope ended before the second stream's work was let go"
+        );
+    });
+    assert!(second.is_complete().unwrap());
+    assert_eq!(x.to_vec().unwrap(), [2; 4]);
 }
