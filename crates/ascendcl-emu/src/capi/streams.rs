@@ -91,8 +91,8 @@ acl! {
         }
         let ev = state::event(handle(event))?;
         let s = state::stream(handle(stream))?;
-        if s.capture_step(|| crate::model::Step::Wait(Arc::clone(&ev))) {
-            return Ok(());
+        if let Some(r) = s.record_step(|| crate::model::Step::Wait(Arc::clone(&ev))) {
+            return r;
         }
         let target = ev.wait_target();
         s.enqueue(Task::Wait(ev, target))
