@@ -27,7 +27,15 @@ fn a3_has_models_but_no_stream_switching() {
     assert!(msg.contains("Ascend910_9382"), "{msg}");
     let v = malloc(8);
     let e = unsafe {
-        aclrtSwitchStream(v, ACL_RT_EQUAL, v, ACL_RT_SWITCH_INT32, p[1], null_mut(), p[0])
+        aclrtSwitchStream(
+            v,
+            ACL_RT_EQUAL,
+            v,
+            ACL_RT_SWITCH_INT32,
+            p[1],
+            null_mut(),
+            p[0],
+        )
     };
     assert_eq!(e, AclError::FEATURE_NOT_SUPPORT.code());
     take_msg();

@@ -265,7 +265,9 @@ mod error;
 mod event;
 mod exception;
 mod host_fn;
+mod host_fn_subscription;
 mod memory;
+mod model;
 mod notify;
 mod peer;
 pub mod raw;
@@ -296,9 +298,14 @@ pub use error::{Error, Result, error_code, error_codes, error_name};
 pub use event::{Event, EventFlags};
 pub use exception::{ExceptionCallback, ExceptionInfo, last_error, last_task_id, peek_last_error};
 pub use host_fn::{CallbackBlock, HostFnHandle, ReportSubscription};
+pub use host_fn_subscription::HostFnSubscription;
 pub use memory::{
     DeviceAlloc, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
     HostRegisterFlags, HostRegisterType, HostRegistration, MallocConfig, MallocFlags, MallocPolicy,
+};
+pub use model::{
+    BoundStream, Builder, CaptureMode, CaptureStatus, Condition, Label, LabelList, Model,
+    ModelKind, Recorder, Resident, Slot, StreamRole, SwitchValue, TaskGroup,
 };
 pub use notify::Notify;
 pub use peer::PeerAccess;
