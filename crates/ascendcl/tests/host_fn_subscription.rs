@@ -47,12 +47,12 @@ fn host_closures_run_on_the_subscribed_thread() -> ascendcl::Result<()> {
     assert_code(stream.subscribe_host_fns(), AclError::STREAM_SUBSCRIBE);
     sub.close()?;
     // Unsubscribed: closures run on the runtime's thread again.
-    let other = Arc::new(Mutex::new(0u64));
+    let other = Arc::new(Mutex::new(String::new()));
     let o = Arc::clone(&other);
     stream
-        .launch_host_fn(move || *o.lock().unwrap() = pthread_self())?
+        .launch_host_fn(move || *o.lock().unwrap() = thread_name())?
         .wait()?;
-    assert_ne!(*other.lock().unwrap(), 0);
+    assert_ne!(*other.lock().unwrap(), "ascendcl-host-fn");
     // The class has no model runtime instances: the runtime's typed error.
     let mut model = Model::new(&dev);
     let e = model.build(|b| {
