@@ -96,6 +96,8 @@
 //! | failed device tasks | [`ExceptionCallback`], [`ExceptionInfo`] | `aclrtSetExceptionInfoCallback`, `aclrtGet*FromExceptionInfo` |
 //! | stream control | [`Stream::id`], [`Stream::stop`], [`Stream::abort`], [`StreamStateCallback`] | `aclrtStreamGetId`, `aclrtStreamStop`, `aclrtStreamAbort`, `aclrtRegStreamStateCallback` |
 //! | value writes, waits, notifies | [`Scope::write_value`], [`Scope::wait_value`], [`DeviceWord`], [`Notify`] | `aclrtValueWrite`, `aclrtValueWait`, `aclrt*Notify` |
+//! | model runtime instances (capture, build, labels) | [`Model`] ([`Slot`]), [`Recorder`], [`TaskGroup`], [`Builder`], [`Label`], [`LabelList`], [`Scope::execute`] | `aclmdlRICapture*`, `aclmdlRIBuild*`, `aclmdlRIBindStream`, `aclmdlRIExecute[Async]`, `aclrtSetLabel`, `aclrtSwitchLabelByIndex`, `aclrtActiveStream`, `aclrtSwitchStream` |
+//! | host-function subscription | [`HostFnSubscription`] | `aclrtSubscribeHostFunc`, `aclrtProcessHostFunc`, `aclrtUnSubscribeHostFunc` |
 //! | every C function, checked | [`raw`] | all of `acl/acl_rt.h` |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
@@ -125,7 +127,9 @@
 //! | `PeerAccess`, `HostFnHandle` | yes | yes | hold handles and shared state only |
 //! | [`Scope`], [`Claimed`] | no | no | belong to the one [`Stream::scope`] call (and thread) that waits for them |
 //! | [`CurrentContext`] | no | no | proves that a context is current on *this* thread |
-//! | [`ReportSubscription`] | no | no | owns its report thread; closed by the thread that opened it |
+//! | [`ReportSubscription`], [`HostFnSubscription`] | no | no | own their thread; closed by the thread that opened them |
+//! | [`Model`], [`Label`], [`LabelList`], [`TaskGroup`] | yes | yes | a model's instance is used only through `&mut Model` (executions borrow it exclusively); labels are plain handles |
+//! | [`Recorder`], [`Builder`] | no | no | belong to the one capture, update or build call that records through them |
 //!
 //! The process holds one open device per id: [`Runtime::device`] on an id that is open returns
 //! another handle on it. Releases that would destroy what other handles use need the only

@@ -40,7 +40,7 @@ fn a_capture_replays_with_the_inputs_of_each_execution() -> ascendcl::Result<()>
         assert_eq!(model.get(y)?.to_vec()?, want, "round {round}");
     }
     // The stream is a plain stream again.
-    let mut back = vec![0.0f32; 8];
+    let mut back = [0.0f32; 8];
     stream.scope(|s| s.copy(&mut back[..], model.get(y)?))?;
     assert_eq!(back[0], 80.0);
     Ok(())

@@ -259,7 +259,6 @@ impl Model {
             generation: self.generation + 1,
         };
         let body = f(&recorder);
-        drop(recorder);
         guard.armed = false;
         let mut ri: sys::aclmdlRI = std::ptr::null_mut();
         let _ = stream.make_current();
