@@ -206,6 +206,24 @@ fn switch_label_by_index_checks() {
     is(sw(idx, 0, l, p), AclError::PARAM_INVALID);
     is(sw(idx, 3, l, p), AclError::PARAM_INVALID);
     is(sw(host, 2, l, p), AclError::PARAM_INVALID);
+    // Another context: its label list (507031), and the current context's list on a stream of
+    // the other context (107003).
+    let mut cur = null_mut();
+    ok(unsafe { aclrtGetCurrentContext(&mut cur) });
+    let mut ctx2 = null_mut();
+    ok(unsafe { aclrtCreateContext(&mut ctx2, 0) });
+    let mut other_labels = [label()];
+    let other_list = list(&mut other_labels);
+    let other_stream = persistent();
+    ok(unsafe { aclrtSetCurrentContext(cur) });
+    is(sw(idx, 1, other_list, p), AclError::LABEL_CONTEXT);
+    is(sw(idx, 2, l, other_stream), AclError::STREAM_CONTEXT);
+    ok(unsafe { aclrtSetCurrentContext(ctx2) });
+    ok(unsafe { aclrtDestroyLabelList(other_list) });
+    ok(unsafe { aclrtDestroyLabel(other_labels[0]) });
+    ok(unsafe { aclrtDestroyStream(other_stream) });
+    ok(unsafe { aclrtDestroyContext(ctx2) });
+    ok(unsafe { aclrtSetCurrentContext(cur) });
     ok(sw(idx, 2, l, p));
     ok(unsafe { aclmdlRIDestroy(ri) });
     ok(unsafe { aclrtDestroyLabelList(l) });

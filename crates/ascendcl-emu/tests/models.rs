@@ -103,6 +103,11 @@ fn build_begin_and_bind_checks() {
         AclError::PARAM_INVALID,
     );
     ok(unsafe { aclmdlRIBindStream(ri, p, HEAD) });
+    // A bound stream does not capture.
+    is(
+        unsafe { aclmdlRICaptureBegin(p, 0) },
+        AclError::STREAM_MODEL,
+    );
     // One model per stream.
     is(
         unsafe { aclmdlRIBindStream(ri, p, DEFAULT) },

@@ -278,6 +278,23 @@ fn bind_refusals() -> ascendcl::Result<()> {
     let mut model = Model::new(&dev);
     assert_argument(model.build(|b| b.bind(dev.create_stream()?, StreamRole::Head)));
     assert_eq!(model.kind(), None);
+    // A bound stream belongs to its build: another model's builder refuses it.
+    let bound = model.build(|b| {
+        b.bind(
+            dev.create_stream_with(StreamFlags::PERSISTENT, 0)?,
+            StreamRole::Head,
+        )
+    })?;
+    let mut other = Model::new(&dev);
+    assert_argument(other.build(|b| b.end(bound)));
+    assert_argument(other.build(|b| {
+        let s = b.bind(
+            dev.create_stream_with(StreamFlags::PERSISTENT, 0)?,
+            StreamRole::Head,
+        )?;
+        b.activate(s, bound)
+    }));
+    model.clear()?;
     // A captured model has no synchronous run.
     let mut stream = dev.create_stream()?;
     let x = model.adopt(DeviceBuffer::<u8>::zeroed(&dev, 4, P)?);
