@@ -28,6 +28,12 @@ fn a_capture_replays_with_the_inputs_of_each_execution() -> ascendcl::Result<()>
         c.status()
     })?;
     assert_eq!(status, CaptureStatus::Active);
+    // The thread's capture mode: swapped and restored.
+    let before = CaptureMode::exchange_for_thread(CaptureMode::Relaxed)?;
+    assert_eq!(
+        CaptureMode::exchange_for_thread(before)?,
+        CaptureMode::Relaxed
+    );
     assert_eq!(model.kind(), Some(ModelKind::Captured));
     // Nothing ran during the capture.
     assert_eq!(model.get(y)?.to_vec()?, vec![0.0; 8]);

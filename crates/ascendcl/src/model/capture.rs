@@ -40,6 +40,20 @@ raw_enum! {
     }
 }
 
+impl CaptureMode {
+    /// Sets the calling thread's capture mode and returns the previous one
+    /// (`aclmdlRICaptureThreadExchangeMode`): which "unsafe" calls (synchronous copies and
+    /// memsets) the runtime lets this thread make while a capture is going on. Calling it again
+    /// with the returned mode restores it.
+    pub fn exchange_for_thread(mode: CaptureMode) -> Result<CaptureMode> {
+        let mut m: sys::aclmdlRICaptureMode = mode.into();
+        // SAFETY: one valid in/out pointer; the mode only changes which calls the runtime
+        // refuses on this thread.
+        unsafe { raw::aclmdlRICaptureThreadExchangeMode(&mut m) }?;
+        CaptureMode::try_from(m)
+    }
+}
+
 /// Records tasks into a model: the handle a [`Model::capture`] or [`Model::update`] closure
 /// works through. Every operation names buffers of the model by [`Slot`].
 pub struct Recorder<'a> {
