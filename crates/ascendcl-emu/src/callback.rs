@@ -59,8 +59,27 @@ impl ReportQueue {
         self.cv.notify_all();
     }
 
+    /// Waits for a report until `deadline` (None: forever) and runs it on the calling thread;
+    /// false when none arrived in time.
+    pub(crate) fn run_one(&self, deadline: Option<Instant>) -> bool {
+        let g = lock(&self.q);
+        let (mut g, ok) = wait_until(&self.cv, g, deadline, |v| !v.is_empty());
+        if !ok {
+            return false;
+        }
+        let r = g.pop_front().expect("non-empty");
+        drop(g);
+        // SAFETY: whoever queued the report provided a function and argument that are valid to
+        // call from the thread that processes reports.
+        unsafe { (r.f)(r.arg as *mut c_void) };
+        if let Some(d) = r.done {
+            d.signal();
+        }
+        true
+    }
+
     /// Drops the reports of `stream` (signalling blocked workers).
-    fn drop_stream(&self, stream: usize) {
+    pub(crate) fn drop_stream(&self, stream: usize) {
         let mut q = lock(&self.q);
         q.retain(|r| {
             if r.stream == stream {
@@ -122,8 +141,9 @@ pub(crate) fn unsubscribe(tid: u64, stream: usize) -> R {
     Ok(())
 }
 
-/// Forgets a destroyed stream's subscription.
+/// Forgets a destroyed stream's subscriptions (reports and host functions).
 pub(crate) fn stream_gone(stream: usize) {
+    crate::host_func::stream_gone(stream);
     let tid = lock(&SUBS).by_stream.get(&stream).copied();
     if let Some(tid) = tid {
         let _ = unsubscribe(tid, stream);
@@ -132,6 +152,7 @@ pub(crate) fn stream_gone(stream: usize) {
 
 /// Forgets every subscription (aclFinalize).
 pub(crate) fn clear() {
+    crate::host_func::clear();
     let mut s = lock(&SUBS);
     let streams: Vec<usize> = s.by_stream.keys().copied().collect();
     for (_, q) in s.queues.drain() {
@@ -174,21 +195,11 @@ pub(crate) fn process(timeout: i32) -> R {
         );
     };
     let deadline = (timeout >= 0).then(|| Instant::now() + Duration::from_millis(timeout as u64));
-    let g = lock(&q.q);
-    let (mut g, ok) = wait_until(&q.cv, g, deadline, |v| !v.is_empty());
-    if !ok {
+    if !q.run_one(deadline) {
         return fail(
             RT_REPORT_TIMEOUT,
             format!("no callback arrived within {timeout} ms"),
         );
-    }
-    let r = g.pop_front().expect("non-empty");
-    drop(g);
-    // SAFETY: the caller of aclrtLaunchCallback provided a function and argument that are
-    // valid to call from the thread that processes reports.
-    unsafe { (r.f)(r.arg as *mut c_void) };
-    if let Some(d) = r.done {
-        d.signal();
     }
     Ok(())
 }

@@ -250,7 +250,7 @@ pub(crate) unsafe fn memcpy_async(
         return Ok(());
     }
     let pageable = s.loc == Loc::Unreg || d.loc == Loc::Unreg;
-    if pageable && stream.capturing().is_some() {
+    if pageable && stream.recording() {
         return fail(
             RT_PARAM_INVALID,
             "a copy with pageable host memory cannot be captured (it would run synchronously); \

@@ -166,6 +166,23 @@ impl Event {
         s.set && s.completed >= s.recorded
     }
 
+    /// Whether record `seq` has been reached.
+    pub(crate) fn reached(&self, seq: u64) -> bool {
+        if let Some(sh) = &self.shared {
+            return sh.done(seq as u32);
+        }
+        lock(&self.st).completed >= seq
+    }
+
+    /// Whether the event has been recorded and not reset since (the device's flag, which waits
+    /// inside built models look at).
+    pub(crate) fn is_set(&self) -> bool {
+        if let Some(sh) = &self.shared {
+            return sh.done(sh.issued().load(Ordering::Acquire));
+        }
+        lock(&self.st).set
+    }
+
     /// Blocks until record `seq` has been reached, `timeout` (None: never) has passed, or
     /// `cancel` is set (the waiting stream was stopped, aborted or destroyed by force).
     pub(crate) fn wait_for(

@@ -21,7 +21,7 @@
 //! | context | a per-thread current handle; per-device reference-counted default context |
 //! | notify, IPC event | words in a shared memory file of the process, waited on with futexes |
 //! | memory shared with other processes | shared memory files (`memfd`) found through `/proc` |
-//! | captured model | the recorded tasks, cloned onto a stream at each execution |
+//! | model runtime instance | recorded steps per stream, run by an execution task (one thread per model stream) |
 //!
 //! Every copy and memset is validated against the table of live allocations. The emulator is
 //! configured by `ASCENDCL_EMU_*` environment variables ([`mod@config`]) or from Rust
@@ -44,14 +44,17 @@ mod event;
 mod exception;
 pub mod extension;
 pub mod faults;
+mod host_func;
 mod init_callbacks;
 mod ipc;
 mod json;
+mod label;
 pub mod leak;
 mod limits;
 mod managed;
 mod memory;
 mod model;
+mod model_exec;
 mod notify;
 mod soc;
 mod state;
@@ -302,6 +305,28 @@ implemented! {
     aclrtDestroyStreamConfigHandle,
     aclrtSetStreamOverflowSwitch,
     aclrtGetStreamOverflowSwitch,
+    aclmdlRIBuildBegin,
+    aclmdlRIBindStream,
+    aclmdlRIUnbindStream,
+    aclmdlRIEndTask,
+    aclmdlRIBuildEnd,
+    aclmdlRIExecute,
+    aclmdlRIAbort,
+    aclmdlRICaptureTaskGrpBegin,
+    aclmdlRICaptureTaskGrpEnd,
+    aclmdlRICaptureTaskUpdateBegin,
+    aclmdlRICaptureTaskUpdateEnd,
+    aclrtActiveStream,
+    aclrtSwitchStream,
+    aclrtCreateLabel,
+    aclrtCreateLabelList,
+    aclrtDestroyLabel,
+    aclrtDestroyLabelList,
+    aclrtSetLabel,
+    aclrtSwitchLabelByIndex,
+    aclrtSubscribeHostFunc,
+    aclrtProcessHostFunc,
+    aclrtUnSubscribeHostFunc,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

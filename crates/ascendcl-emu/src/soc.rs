@@ -1,5 +1,6 @@
 //! The SoCs the emulator can claim to be, with the figures the runtime reports for them (core
-//! counts and L2 size from the SoCs' published specifications).
+//! counts and L2 size from the SoCs' published specifications) and the runtime features their
+//! product documentation marks as supported.
 
 /// The figures of one SoC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,7 +17,34 @@ pub(crate) struct Soc {
     pub l2: u64,
     /// `ACL_DEV_ATTR_NPU_ARCH`.
     pub npu_arch: i64,
+    /// The runtime features that differ between the SoCs of the table.
+    pub features: Features,
 }
+
+/// Features the product documentation marks per SoC class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Features {
+    /// Model runtime instances: capture, built models, labels (Atlas A2/A3; not IPV350).
+    pub models: bool,
+    /// `aclrtActiveStream` and `aclrtSwitchStream` (Atlas A2; not A3, not IPV350).
+    pub stream_switch: bool,
+    /// `aclrtSubscribeHostFunc` / `aclrtProcessHostFunc` / `aclrtUnSubscribeHostFunc` (IPV350
+    /// only).
+    pub host_func_subscription: bool,
+}
+
+/// Atlas A2 (910B).
+const A2: Features = Features {
+    models: true,
+    stream_switch: true,
+    host_func_subscription: false,
+};
+
+/// Atlas A3 (910_93xx): the documentation marks stream activation and switching unsupported.
+const A3: Features = Features {
+    stream_switch: false,
+    ..A2
+};
 
 const MIB: u64 = 1 << 20;
 
@@ -28,20 +56,47 @@ const fn a2(name: &'static str, ai_core: u32, l2_mib: u64) -> Soc {
         aicpu: 6,
         l2: l2_mib * MIB,
         npu_arch: 2201,
+        features: A2,
     }
 }
 
-/// The table: Atlas A2 (910B) and A3 (910_93xx) SoCs.
+const fn a3(name: &'static str, ai_core: u32, l2_mib: u64) -> Soc {
+    Soc {
+        features: A3,
+        ..a2(name, ai_core, l2_mib)
+    }
+}
+
+/// The IPV350 vision SoC class: NPU architecture 3505 is documented; core counts and L2 size
+/// are not published, so the emulator reports a single AI core (which is also its vector core),
+/// one AI CPU and no L2. It is the one class whose runtime offers host-function subscription,
+/// and it has no model runtime instances.
+const IPV350: Soc = Soc {
+    name: "IPV350",
+    ai_core: 1,
+    vector_core: 1,
+    aicpu: 1,
+    l2: 0,
+    npu_arch: 3505,
+    features: Features {
+        models: false,
+        stream_switch: false,
+        host_func_subscription: true,
+    },
+};
+
+/// The table: Atlas A2 (910B) and A3 (910_93xx) SoCs, and the IPV350 class.
 pub(crate) const SOCS: &[Soc] = &[
     a2("Ascend910B1", 24, 192),
     a2("Ascend910B2", 24, 192),
     a2("Ascend910B2C", 24, 192),
     a2("Ascend910B3", 20, 192),
     a2("Ascend910B4", 20, 96),
-    a2("Ascend910_9382", 24, 192),
-    a2("Ascend910_9392", 24, 192),
-    a2("Ascend910_9362", 20, 168),
-    a2("Ascend910_9372", 20, 192),
+    a3("Ascend910_9382", 24, 192),
+    a3("Ascend910_9392", 24, 192),
+    a3("Ascend910_9362", 20, 168),
+    a3("Ascend910_9372", 20, 192),
+    IPV350,
 ];
 
 /// The figures of the configured SoC; a name outside the table reports the Ascend910B2's.
@@ -52,4 +107,20 @@ pub(crate) fn current() -> Soc {
             .find(|s| s.name.eq_ignore_ascii_case(&c.soc))
             .unwrap_or(SOCS[1])
     })
+}
+
+/// Fails with 207000, naming the configured SoC, unless it has the feature `has` selects.
+pub(crate) fn require(has: impl Fn(&Features) -> bool, what: &str) -> crate::error::R {
+    let s = current();
+    if has(&s.features) {
+        return Ok(());
+    }
+    let name = crate::config::with(|c| c.soc.clone());
+    crate::error::fail(
+        crate::error::RT_FEATURE_NOT_SUPPORT,
+        format!(
+            "{what} is not supported on {name} (the emulated SoC, ASCENDCL_EMU_SOC; its runtime \
+             answers ACL_ERROR_RT_FEATURE_NOT_SUPPORT)"
+        ),
+    )
 }

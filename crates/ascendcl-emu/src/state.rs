@@ -597,6 +597,16 @@ pub(crate) fn destroy_stream(h: usize, force: bool) -> R {
         );
     }
     s.not_capturing()?;
+    if let Some(m) = s.bound_model() {
+        return fail(
+            RT_STREAM_MODEL,
+            format!(
+                "stream {h:#x} is bound to model {:#x} (aclmdlRIUnbindStream or aclmdlRIDestroy \
+                 first)",
+                m.handle
+            ),
+        );
+    }
     drop(rt);
     stream_state::destroying(h);
     if self::rt().streams.remove(&h).is_none() {

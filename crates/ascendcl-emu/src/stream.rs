@@ -5,7 +5,7 @@ use crate::error::*;
 use crate::event::{Event, EventWait};
 use crate::exception;
 use crate::memory::{self, Side};
-use crate::model::{Model, Step};
+use crate::model::{Model, Step, TaskGroup, Update};
 use crate::notify::Notify;
 use crate::sync::lock;
 use crate::wait;
@@ -223,6 +223,21 @@ pub(crate) enum Task {
     },
     /// Work of a library layered on the runtime; its error is the task's error.
     External(ExtTask),
+    /// One execution of a model runtime instance (`aclmdlRIExecuteAsync`).
+    Model(Arc<crate::model_exec::Execution>),
+    /// `aclmdlRICaptureTaskUpdateEnd`: the group's tasks are replaced when the stream gets here.
+    UpdateGroup(Arc<TaskGroup>, Arc<Vec<Step>>),
+}
+
+/// Where a stream's submissions go instead of its queue.
+#[derive(Clone)]
+pub(crate) enum Recording {
+    /// Captured into a model (`aclmdlRICaptureBegin`).
+    Capture(Arc<Model>),
+    /// Recorded on the stream's part of a built model (`aclmdlRIBindStream`).
+    Bound(Arc<Model>),
+    /// The replacement tasks of a task group (`aclmdlRICaptureTaskUpdateBegin`).
+    Update(Arc<Update>),
 }
 
 impl Task {
@@ -245,7 +260,7 @@ impl Task {
 
     /// Runs the task on the worker thread; waits give up when `cancel` is set (the stream was
     /// aborted, stopped or destroyed by force).
-    fn run(self, cancel: &AtomicBool) -> R {
+    pub(crate) fn run(self, cancel: &AtomicBool) -> R {
         if !self.sides().is_empty() {
             let t = memory::read();
             if let Some(bad) = self.sides().iter().find(|s| !t.still_live(**s)) {
@@ -402,8 +417,25 @@ impl Task {
                     }),
                 };
             }
+            Task::Model(exec) => return exec.run(cancel),
+            Task::UpdateGroup(g, steps) => g.replace(steps.as_ref().clone()),
         }
         Ok(())
+    }
+}
+
+/// Records `step` where `rec` says (a bound stream of a finished build refuses it).
+fn record(rec: &Recording, stream: usize, step: Step) -> R {
+    match rec {
+        Recording::Capture(m) => {
+            m.push_captured(step);
+            Ok(())
+        }
+        Recording::Bound(m) => m.push_bound(stream, step),
+        Recording::Update(u) => {
+            u.push(step);
+            Ok(())
+        }
     }
 }
 
@@ -526,8 +558,9 @@ struct Queue {
     stopped: bool,
     /// Stopped by `aclrtStreamStop`: nothing more runs until `aclrtStreamAbort`.
     halted: bool,
-    /// The model the stream's submissions are captured into.
-    capture: Option<Arc<Model>>,
+    /// Where the stream's submissions are recorded instead of queued (capture, a built
+    /// model's bound stream, a task group update).
+    rec: Option<Recording>,
     /// Stream attributes 2 to 4 (`aclrtSetStreamAttribute`): overflow check, user tag, cache
     /// of operator information.
     attrs: [u32; 3],
@@ -653,9 +686,9 @@ impl Stream {
     fn submit(self: &Arc<Self>, tasks: impl IntoIterator<Item = Task>) -> R {
         self.failure.check(self.handle)?;
         let mut q = lock(&self.q);
-        if let Some(m) = &q.capture {
+        if let Some(rec) = &q.rec {
             for task in tasks {
-                m.push(Step::Task(task));
+                record(rec, self.handle, Step::Task(task))?;
             }
             return Ok(());
         }
@@ -775,7 +808,31 @@ impl Stream {
 
     /// The model the stream is capturing into, if any.
     pub(crate) fn capturing(&self) -> Option<Arc<Model>> {
-        lock(&self.q).capture.clone()
+        match &lock(&self.q).rec {
+            Some(Recording::Capture(m)) => Some(Arc::clone(m)),
+            _ => None,
+        }
+    }
+
+    /// The built model the stream is bound to, if any.
+    pub(crate) fn bound_model(&self) -> Option<Arc<Model>> {
+        match &lock(&self.q).rec {
+            Some(Recording::Bound(m)) => Some(Arc::clone(m)),
+            _ => None,
+        }
+    }
+
+    /// The task group update in progress on the stream, if any.
+    pub(crate) fn updating(&self) -> Option<Arc<Update>> {
+        match &lock(&self.q).rec {
+            Some(Recording::Update(u)) => Some(Arc::clone(u)),
+            _ => None,
+        }
+    }
+
+    /// Whether the stream records its submissions instead of running them.
+    pub(crate) fn recording(&self) -> bool {
+        lock(&self.q).rec.is_some()
     }
 
     /// Fails with 107027 while the stream is capturing (synchronisation, queries, destruction).
@@ -792,25 +849,16 @@ impl Stream {
         Ok(())
     }
 
-    /// Starts or ends capture into `m`.
-    pub(crate) fn set_capture(&self, m: Option<Arc<Model>>) {
-        lock(&self.q).capture = m;
+    /// Starts or ends recording (capture, binding, update).
+    pub(crate) fn set_recording(&self, rec: Option<Recording>) {
+        lock(&self.q).rec = rec;
     }
 
-    /// Captures an event step when capturing; whether it was captured.
-    pub(crate) fn capture_step(&self, step: impl FnOnce() -> Step) -> bool {
-        match &lock(&self.q).capture {
-            Some(m) => {
-                m.push(step());
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Queues tasks as one unit: no other submission comes between them.
-    pub(crate) fn enqueue_all(self: &Arc<Self>, tasks: Vec<Task>) -> R {
-        self.submit(tasks)
+    /// Records a step when the stream records; None when it does not (the caller queues the
+    /// work).
+    pub(crate) fn record_step(&self, step: impl FnOnce() -> Step) -> Option<R> {
+        let q = lock(&self.q);
+        q.rec.as_ref().map(|rec| record(rec, self.handle, step()))
     }
 
     /// Waits for every task queued so far; returns (and clears) the first task error.

@@ -120,6 +120,20 @@ pub enum Error {
         /// How many other handles were alive when it was refused.
         others: usize,
     },
+    /// A call that records work into a model runtime instance (capture, a task-group update,
+    /// binding a stream to a built model) was given a stream that other handles share: work
+    /// they enqueue meanwhile would be recorded into the model with pointers the model does not
+    /// own. Nothing was done.
+    #[error(
+        "{api} refused: {others} other handle(s) share this stream, and recording into a model \
+         needs the only one (nothing was done)"
+    )]
+    StreamNotExclusive {
+        /// The call that was refused.
+        api: &'static str,
+        /// How many other handles were alive.
+        others: usize,
+    },
 }
 
 /// The runtime's message as [`Error::Acl`] shows it: without what the error already says. A
@@ -238,7 +252,8 @@ impl Error {
             | Error::MissingSymbol { api, .. }
             | Error::NotSupported { api, .. }
             | Error::Argument { api, .. }
-            | Error::Shared { api, .. } => Some(api),
+            | Error::Shared { api, .. }
+            | Error::StreamNotExclusive { api, .. } => Some(api),
             _ => None,
         }
     }

@@ -104,6 +104,8 @@
 //! | installed software | [`Runtime::package_version`] ([`PackageVersion`], [`VersionNumber`]), [`Runtime::supports`] ([`CannAttr`]) | `aclsysGetVersionStr`, `aclsysGetVersionNum`, `aclGetCannAttribute[List]` |
 //! | virtual memory | [`VirtualRange`], [`PhysicalMemory`] ([`PhysicalMemProp`]), [`Mapping`] | `aclrtReserveMemAddress`, `aclrtMallocPhysical`, `aclrtMapMem`, `aclrtUnmapMem`, `aclrtFreePhysical`, `aclrtReleaseMemAddress`, `aclrtMemSet/GetAccess`, `aclrtMemGetAllocationGranularity` |
 //! | sharing between processes | [`Pid`], [`PhysicalMemory::export`] ([`ShareableHandle`]), [`IpcMemExport`] / [`IpcMemImport`] ([`IpcMemKey`]), [`Notify::export`] / [`ImportedNotify`] ([`NotifyKey`]), [`Event::ipc_handle`] ([`IpcEventHandle`]) | `aclrtDeviceGetBareTgid`, `aclrtMem*ShareableHandle*`, `aclrtIpcMem*`, `aclrtNotify*Key`, `aclrtNotify*ImportPid`, `aclrtIpc*EventHandle` |
+//! | model runtime instances (capture, build, labels) | [`Model`] ([`Slot`]), [`Recorder`], [`TaskGroup`], [`Builder`], [`Label`], [`LabelList`], [`Scope::execute`] | `aclmdlRICapture*`, `aclmdlRIBuild*`, `aclmdlRIBindStream`, `aclmdlRIExecute[Async]`, `aclrtSetLabel`, `aclrtSwitchLabelByIndex`, `aclrtActiveStream`, `aclrtSwitchStream` |
+//! | host-function subscription | [`HostFnSubscription`] | `aclrtSubscribeHostFunc`, `aclrtProcessHostFunc`, `aclrtUnSubscribeHostFunc` |
 //! | every C function, checked | [`raw`] | all of `acl/acl_rt.h` |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
@@ -138,7 +140,9 @@
 //! | [`CurrentContext`] | no | no | proves that a context is current on *this* thread |
 //! | `VirtualRange`, `PhysicalMemory`, `Mapping<T>` | yes | yes | own address space and memory the host never dereferences |
 //! | `IpcMemExport<T>`, `IpcMemImport<T>`, `ImportedNotify` | yes | yes | own an export or an import; the host never dereferences the memory |
-//! | [`ReportSubscription`] | no | no | owns its report thread; closed by the thread that opened it |
+//! | [`ReportSubscription`], [`HostFnSubscription`] | no | no | own their thread; closed by the thread that opened them |
+//! | [`Model`], [`Label`], [`LabelList`], [`TaskGroup`] | yes | yes | a model's instance is used only through `&mut Model` (executions borrow it exclusively); labels are plain handles |
+//! | [`Recorder`], [`Builder`] | no | no | belong to the one capture, update or build call that records through them |
 //!
 //! The process holds one open device per id: [`Runtime::device`] on an id that is open returns
 //! another handle on it. Releases that would destroy what other handles use need the only
@@ -282,9 +286,11 @@ mod event;
 mod exception;
 mod handoff;
 mod host_fn;
+mod host_fn_subscription;
 mod init_callbacks;
 mod memcpy_desc;
 mod memory;
+mod model;
 mod notify;
 mod peer;
 pub mod raw;
@@ -321,12 +327,17 @@ pub use event::{Event, EventFlags, EventWaitStatus};
 pub use exception::{ExceptionCallback, ExceptionInfo, last_error, last_task_id, peek_last_error};
 pub use handoff::Handoff;
 pub use host_fn::{CallbackBlock, HostFnHandle, ReportSubscription};
+pub use host_fn_subscription::HostFnSubscription;
 pub use init_callbacks::{CallbackKind, FinalizeCallback, InitCallback, MAX_LIFECYCLE_CALLBACKS};
 pub use memcpy_desc::{MAX_DESC_COPY, MemcpyDescriptor, memcpy_desc_size};
 pub use memory::{
     DeviceAlloc, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
     HostRegisterFlags, HostRegisterType, HostRegistration, MANAGED_PAGE, MallocConfig, MallocFlags,
     MallocPolicy, ManagedBuffer, ManagedLocation, ManagedView, MemAdvice,
+};
+pub use model::{
+    BoundStream, Builder, CaptureMode, CaptureStatus, Condition, Label, LabelList, Model,
+    ModelKind, Recorder, Resident, Slot, StreamRole, SwitchValue, TaskGroup,
 };
 pub use notify::Notify;
 pub use peer::PeerAccess;

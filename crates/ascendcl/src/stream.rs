@@ -278,6 +278,11 @@ impl Stream {
         &self.inner.shared
     }
 
+    /// The number of other handles on this stream (0: this is the only one).
+    pub(crate) fn other_handles(&self) -> usize {
+        Arc::strong_count(&self.inner).saturating_sub(1)
+    }
+
     /// Makes the stream's context current on this thread if this crate did not already; raw FFI
     /// that enqueues work on [`Stream::as_raw`] calls this first.
     #[inline]

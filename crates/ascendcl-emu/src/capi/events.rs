@@ -44,9 +44,9 @@ acl! {
         }
         let ev = state::event(handle(event))?;
         let s = state::stream(handle(stream))?;
-        // While the stream captures, the record becomes a step of the model.
-        if s.capture_step(|| crate::model::Step::Record(Arc::clone(&ev))) {
-            return Ok(());
+        // While the stream records (capture, a bound stream), the record becomes a step.
+        if let Some(r) = s.record_step(|| crate::model::Step::Record(Arc::clone(&ev))) {
+            return r;
         }
         let seq = ev.begin_record();
         if let Err(f) = s.enqueue(Task::Record(Arc::clone(&ev), seq)) {

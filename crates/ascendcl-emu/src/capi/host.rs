@@ -1,16 +1,38 @@
-//! Host functions and report callbacks.
+//! Host functions, report callbacks and host-function subscription.
 
 use super::*;
+use crate::host_func;
+use crate::soc;
+
+/// 207000 (naming the SoC) unless the emulated SoC has host-function subscription.
+fn subscription() -> R {
+    soc::require(
+        |f| f.host_func_subscription,
+        "host-function subscription (aclrtSubscribeHostFunc, aclrtProcessHostFunc, \
+         aclrtUnSubscribeHostFunc; IPV350-class SoCs)",
+    )
+}
 
 acl! {
-    /// `aclrtLaunchHostFunc`: runs `fn_(args)` on the stream's worker thread, in stream order.
+    /// `aclrtLaunchHostFunc`: runs `fn_(args)` in stream order: on the stream's worker thread,
+    /// or, when a thread subscribed to the stream with `aclrtSubscribeHostFunc`, on that thread
+    /// inside its `aclrtProcessHostFunc` (the stream waits for it).
     fn aclrtLaunchHostFunc(stream: aclrtStream, fn_: aclrtHostFunc, args: *mut c_void) {
         let Some(f) = fn_ else {
             return fail(INVALID_PARAM, "fn is NULL");
         };
         let s = state::stream(handle(stream))?;
         state::check_stream_context(&s)?;
-        s.enqueue(Task::HostFunc(f, args as usize))
+        match host_func::queue_for(s.handle) {
+            Some(queue) => s.enqueue(Task::Callback {
+                f,
+                arg: args as usize,
+                block: true,
+                queue,
+                stream: s.handle,
+            }),
+            None => s.enqueue(Task::HostFunc(f, args as usize)),
+        }
     }
 }
 
@@ -58,5 +80,42 @@ acl! {
     fn aclrtUnSubscribeReport(threadId: u64, stream: aclrtStream) {
         let s = state::stream(handle(stream))?;
         callback::unsubscribe(threadId, s.handle)
+    }
+}
+
+acl! {
+    /// `aclrtSubscribeHostFunc`: host functions launched on `exeStream` run on thread
+    /// `hostFuncThreadId` (a `pthread_t`) when it calls `aclrtProcessHostFunc`. One thread per
+    /// stream (107011); a NULL stream is 107000. IPV350-class SoCs only (207000 elsewhere).
+    fn aclrtSubscribeHostFunc(hostFuncThreadId: u64, exeStream: aclrtStream) {
+        subscription()?;
+        if exeStream.is_null() {
+            return fail(RT_PARAM_INVALID, "exeStream is NULL");
+        }
+        let s = state::stream(handle(exeStream))?;
+        host_func::subscribe(hostFuncThreadId, s.handle)
+    }
+}
+
+acl! {
+    /// `aclrtProcessHostFunc`: runs one host function of a subscribed stream on the calling
+    /// thread, waiting up to `timeout` ms (-1 forever; 0 or < -1 is 107000); 107012 when the
+    /// thread is not subscribed, 507012 when none arrived in time.
+    fn aclrtProcessHostFunc(timeout: i32) {
+        subscription()?;
+        host_func::process(timeout)
+    }
+}
+
+acl! {
+    /// `aclrtUnSubscribeHostFunc`: undoes `aclrtSubscribeHostFunc` (107011 when the stream is
+    /// not subscribed to that thread; a NULL stream is 107000).
+    fn aclrtUnSubscribeHostFunc(hostFuncThreadId: u64, exeStream: aclrtStream) {
+        subscription()?;
+        if exeStream.is_null() {
+            return fail(RT_PARAM_INVALID, "exeStream is NULL");
+        }
+        let s = state::stream(handle(exeStream))?;
+        host_func::unsubscribe(hostFuncThreadId, s.handle)
     }
 }

@@ -117,12 +117,14 @@ fn as_ptr(h: usize) -> *mut c_void {
 }
 
 mod allocator;
+mod build;
 mod builtin;
 mod capture;
 mod copies;
 mod devices;
 mod events;
 mod host;
+mod labels;
 mod lifecycle;
 mod malloc_cfg;
 mod managed;
@@ -134,12 +136,14 @@ mod streams;
 mod sync;
 
 pub use allocator::*;
+pub use build::*;
 pub use builtin::*;
 pub use capture::*;
 pub use copies::*;
 pub use devices::*;
 pub use events::*;
 pub use host::*;
+pub use labels::*;
 pub use lifecycle::*;
 pub use malloc_cfg::*;
 pub use managed::*;

@@ -92,8 +92,8 @@ acl! {
         }
         let ev = state::event(handle(event))?;
         let s = state::stream(handle(stream))?;
-        if s.capture_step(|| crate::model::Step::Wait(Arc::clone(&ev))) {
-            return Ok(());
+        if let Some(r) = s.record_step(|| crate::model::Step::Wait(Arc::clone(&ev))) {
+            return r;
         }
         s.enqueue(Task::Wait(EventWait::latest(ev, None)))
     }
@@ -123,8 +123,8 @@ acl! {
             None => state::stream(0)?,
         };
         state::check_stream_context(&s)?;
-        if s.capture_step(|| crate::model::Step::Wait(Arc::clone(&ev))) {
-            return Ok(());
+        if let Some(r) = s.record_step(|| crate::model::Step::Wait(Arc::clone(&ev))) {
+            return r;
         }
         let t = (timeout > 0).then(|| Duration::from_secs(timeout as u64));
         s.enqueue(Task::Wait(EventWait::latest(ev, t)))

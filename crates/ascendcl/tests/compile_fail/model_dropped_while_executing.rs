@@ -1,0 +1,17 @@
+// A model cannot be dropped (its buffers freed) while a scope may still be executing it.
+use ascendcl::{CaptureMode, DeviceBuffer, MallocPolicy, Model, Runtime};
+
+fn main() -> ascendcl::Result<()> {
+    let rt = Runtime::new()?;
+    let dev = rt.device(0)?;
+    let mut stream = dev.create_stream()?;
+    let mut model = Model::new(&dev);
+    let x = model.adopt(DeviceBuffer::<u8>::zeroed(&dev, 16, MallocPolicy::HugeFirst)?);
+    model.capture(&mut stream, CaptureMode::Global, |c| c.fill_bytes(x, 1))?;
+    stream.scope(|s| {
+        s.execute(&mut model)?;
+        drop(model);
+        Ok(())
+    })?;
+    Ok(())
+}
