@@ -51,11 +51,12 @@ impl<'g, 'env> GroupStream<'g, 'env> {
     }
 }
 
-/// Ends the group: `HcclGroupEnd`, then waits for every stream of the group. Runs on every exit
-/// of [`group`], unwinding included.
+/// Ends the group: `HcclGroupEnd`, then opens the gate to the other threads, then waits for every
+/// stream of the group. Runs on every exit of [`group`], unwinding included.
 struct EndOnExit<'a, 'env> {
     api: &'static hccl_sys::HcclApi,
     streams: &'a RefCell<Vec<&'env Stream>>,
+    gate: Option<gate::GroupGuard>,
     armed: bool,
 }
 
@@ -64,6 +65,9 @@ impl EndOnExit<'_, '_> {
         self.armed = false;
         // SAFETY: no arguments; the group was started by `group`, on this thread.
         let ended = check("HcclGroupEnd", unsafe { (self.api.HcclGroupEnd)() });
+        // HCCL captures nothing more: other threads may call it again while this one waits (a
+        // peer's matching receive, for instance, may be what the streams wait for).
+        self.gate = None;
         // Every captured operation is on its stream now: wait for each before the borrows end.
         // An empty scope waits the way every scope does, and never returns while the stream
         // may still use memory.
@@ -147,11 +151,11 @@ where
     let mut end = EndOnExit {
         api,
         streams: &group.streams,
+        gate: Some(gate),
         armed: true,
     };
     let r = f(&group);
     let ended = end.end();
-    drop(gate);
     match (r, ended) {
         (Ok(v), Ok(())) => Ok(v),
         (Err(e), _) | (Ok(_), Err(e)) => Err(e),
