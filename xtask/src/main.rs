@@ -7,6 +7,7 @@ mod bindgen;
 mod codegen;
 mod emu_root;
 mod env;
+mod hccl_bench;
 mod hccl_link_check;
 mod link_check;
 mod package;
@@ -42,6 +43,7 @@ cargo xtask <command> [args]
                        real headers and run them on its shared library (part of test)
   bench [--quick]      run the criterion suite
   bench-report         write docs/benchmarks.md from criterion's results
+  hccl-bench [--quick] [--report]  run the HCCL bandwidth suite and write docs/hccl-benchmarks.md
   link-check EMU_ROOT  build ascendcl-sys with feature `link` against an emulator install root
                        (from emu-root) and run its linked-table test; then link a program that
                        embeds the emulator against a stand-in library and check it reaches it
@@ -73,6 +75,7 @@ fn main() -> ExitCode {
         "emu-c" => emu_root::c_program_test(),
         "bench" => bench::run(rest),
         "bench-report" => bench::report(rest),
+        "hccl-bench" => hccl_bench::run(rest),
         "tools" => tools::run_tools(rest),
         "symbols" => symbols::run(),
         "link-check" => match rest {

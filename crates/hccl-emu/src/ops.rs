@@ -206,6 +206,21 @@ fn one<'a>(
     }]
 }
 
+/// Runs `f` on a zeroed scratch buffer of `len` bytes that the calling thread (a stream's
+/// worker) keeps between operations: a large reduction then reuses memory the thread already
+/// touched instead of faulting in a fresh allocation every time.
+fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    SCRATCH.with(|s| {
+        let mut v = s.borrow_mut();
+        v.clear();
+        v.resize(len, 0);
+        f(&mut v)
+    })
+}
+
 fn fnv(v: &[u64]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for x in v {
@@ -330,9 +345,10 @@ impl Op {
                     len,
                     Box::new(move |b| send.read(0, b)),
                     Box::new(move |v| {
-                        let mut out = vec![0u8; len];
-                        reduce::reduce_all(*dt, *op, &mut out, v.iter().copied());
-                        recv.write(0, &out)
+                        with_scratch(len, |out| {
+                            reduce::reduce_all(*dt, *op, out, v.iter().copied());
+                            recv.write(0, out)
+                        })
                     }),
                 )
             }
@@ -375,9 +391,10 @@ impl Op {
                         if r != *root {
                             return Ok(());
                         }
-                        let mut out = vec![0u8; len];
-                        reduce::reduce_all(*dt, *op, &mut out, v.iter().copied());
-                        recv.write(0, &out)
+                        with_scratch(len, |out| {
+                            reduce::reduce_all(*dt, *op, out, v.iter().copied());
+                            recv.write(0, out)
+                        })
                     }),
                 )
             }
@@ -395,13 +412,14 @@ impl Op {
                     block * nu,
                     Box::new(move |b| send.read(0, b)),
                     Box::new(move |v| {
-                        let mut out = vec![0u8; block];
                         let mut blocks = Vec::with_capacity(nu);
                         for (i, x) in v.iter().enumerate() {
                             blocks.push(sub(x, ru * block, block, i)?);
                         }
-                        reduce::reduce_all(*dt, *op, &mut out, blocks);
-                        recv.write(0, &out)
+                        with_scratch(block, |out| {
+                            reduce::reduce_all(*dt, *op, out, blocks);
+                            recv.write(0, out)
+                        })
                     }),
                 )
             }
@@ -431,13 +449,14 @@ impl Op {
                         Ok(())
                     }),
                     Box::new(move |v| {
-                        let mut out = vec![0u8; mine];
                         let mut blocks = Vec::with_capacity(nu);
                         for (i, x) in v.iter().enumerate() {
                             blocks.push(sub(x, off, mine, i)?);
                         }
-                        reduce::reduce_all(*dt, *op, &mut out, blocks);
-                        recv.write(0, &out)
+                        with_scratch(mine, |out| {
+                            reduce::reduce_all(*dt, *op, out, blocks);
+                            recv.write(0, out)
+                        })
                     }),
                 )
             }
@@ -454,11 +473,12 @@ impl Op {
                     len,
                     Box::new(move |b| send.read(0, b)),
                     Box::new(move |v| {
-                        let mut out = vec![0u8; len * nu];
+                        // The contributions are the ranks' copies in shared memory, so each
+                        // block goes straight to its place (in place too).
                         for (i, x) in v.iter().enumerate() {
-                            out[i * len..(i + 1) * len].copy_from_slice(sub(x, 0, len, i)?);
+                            recv.write(i * len, sub(x, 0, len, i)?)?;
                         }
-                        recv.write(0, &out)
+                        Ok(())
                     }),
                 )
             }
@@ -510,16 +530,10 @@ impl Op {
                     block * nu,
                     Box::new(move |b| send.read(0, b)),
                     Box::new(move |v| {
-                        let mut out = vec![0u8; block * nu];
                         for (i, x) in v.iter().enumerate() {
-                            out[i * block..(i + 1) * block].copy_from_slice(sub(
-                                x,
-                                ru * block,
-                                block,
-                                i,
-                            )?);
+                            recv.write(i * block, sub(x, ru * block, block, i)?)?;
                         }
-                        recv.write(0, &out)
+                        Ok(())
                     }),
                 )
             }

@@ -4,6 +4,7 @@
 use crate::backend;
 use crate::config::CommConfig;
 use crate::error::{Error, Result, ResultCode, check};
+use crate::gate;
 use crate::root_info::RootInfo;
 use ascendcl::Device;
 use hccl_sys as sys;
@@ -27,6 +28,7 @@ use std::path::Path;
 /// | [`Comm::init_cluster_info`] | `HcclCommInitClusterInfo[Config]` |
 /// | [`Comm::rank`], [`Comm::size`], [`Comm::name`] | `HcclGetRankId`, `HcclGetRankSize`, `HcclGetCommName` |
 /// | [`Comm::async_error`] | `HcclGetCommAsyncError` |
+/// | [`Comm::set_determinism`], [`Comm::determinism`] | `HcclSetCommConfig`, `HcclGetCommConfig` |
 /// | [`Comm::destroy`], drop | `HcclCommDestroy` |
 #[derive(Debug)]
 pub struct Comm {
@@ -73,6 +75,7 @@ impl Comm {
         }
         let n = u32::try_from(ids.len()).map_err(|_| Error::argument(API, "too many devices"))?;
         let api = backend::api()?;
+        let _gate = gate::call(API)?;
         first.make_current()?;
         let mut ids = ids;
         let mut raws: Vec<sys::HcclComm> = vec![std::ptr::null_mut(); ids.len()];
@@ -135,6 +138,7 @@ impl Comm {
             ));
         }
         let api = backend::api()?;
+        let _gate = gate::call(api_name)?;
         device.make_current()?;
         let mut raw: sys::HcclComm = std::ptr::null_mut();
         // SAFETY: the root info and configuration are valid for reads, `raw` for the write.
@@ -175,6 +179,7 @@ impl Comm {
                 Error::argument(api_name, "the rank table path must be UTF-8 without NUL")
             })?;
         let api = backend::api()?;
+        let _gate = gate::call(api_name)?;
         device.make_current()?;
         let mut raw: sys::HcclComm = std::ptr::null_mut();
         // SAFETY: the path is a C string; the library reads the configuration but the header
@@ -265,20 +270,35 @@ impl Comm {
         Ok(ResultCode::from_raw(code))
     }
 
+    /// `HcclCommDestroy`. Outside a group it passes the gate; on the thread of an open group
+    /// (only `drop` gets there) HCCL captures it and destroys the communicator when the group
+    /// ends, after the group's operations.
     fn destroy_raw(&self) -> Result<()> {
+        const API: &str = "HcclCommDestroy";
         let api = backend::api()?;
+        let _gate = if gate::in_group() {
+            None
+        } else {
+            Some(gate::call(API)?)
+        };
         self.device.make_current()?;
         // SAFETY: live communicator; collectives borrowed it for their whole scope, so none is
         // enqueued through this handle and still unwaited.
-        check("HcclCommDestroy", unsafe {
-            (api.HcclCommDestroy)(self.raw)
-        })
+        check(API, unsafe { (api.HcclCommDestroy)(self.raw) })
     }
 
     /// Destroys the communicator (`HcclCommDestroy`) with its device current. When the library
     /// refuses (for example `HCCL_E_AGAIN` while operations of the communicator are in flight on
     /// streams outside the scopes of this crate), the communicator comes back inside the error.
+    /// Refused on the thread of an open [`group`](crate::group), which would only capture it.
     pub fn destroy(self) -> std::result::Result<(), DestroyError> {
+        if gate::in_group() {
+            let error = Error::argument(
+                "HcclCommDestroy",
+                "this thread has an hccl::group open: destroy the communicator after it ends",
+            );
+            return Err(DestroyError { error, comm: self });
+        }
         match self.destroy_raw() {
             Ok(()) => {
                 std::mem::forget(self);

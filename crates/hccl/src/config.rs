@@ -27,6 +27,15 @@ impl CommConfig {
         CommConfigBuilder::default()
     }
 
+    /// How many leading fields of `HcclCommConfig` the library reads
+    /// (`HcclGetCommConfigCapability`): a field numbered `k` in `HcclCommConfigCapability`
+    /// (`HCCL_COMM_CONFIG_BUFFER_SIZE` = 0, …) is honoured when this is greater than `k`.
+    pub fn capability() -> Result<u32> {
+        let api = crate::backend::api()?;
+        // SAFETY: no arguments.
+        Ok(unsafe { (api.HcclGetCommConfigCapability)() })
+    }
+
     pub(crate) fn as_raw(&self) -> *const sys::HcclCommConfig {
         &*self.raw
     }

@@ -9,8 +9,9 @@ mod sealed {
 }
 
 /// A type HCCL can move and reduce, with its `HcclDataType`. Sealed: implemented for `i8`,
-/// `i16`, `i32`, `i64`, `u8`, `u16`, `u32`, `u64`, `f32`, `f64` and, with the `half` feature,
-/// `half::f16` and `half::bf16`.
+/// `i16`, `i32`, `i64`, `i128`, `u8`, `u16`, `u32`, `u64`, `f32`, `f64`, the 8-bit float
+/// formats [`Hif8`], [`Fp8E4M3`], [`Fp8E5M2`] and [`Fp8E8M0`] and, with the `half` feature,
+/// `half::f16` and `half::bf16`: every data type of `hccl_types.h`.
 ///
 /// Which types a library reduces (as opposed to moves) depends on the chip: a refused pair
 /// comes back from the call as [`ResultCode::NotSupport`](crate::ResultCode::NotSupport).
@@ -33,12 +34,39 @@ elements! {
     i16 => HCCL_DATA_TYPE_INT16,
     i32 => HCCL_DATA_TYPE_INT32,
     i64 => HCCL_DATA_TYPE_INT64,
+    i128 => HCCL_DATA_TYPE_INT128,
     u8 => HCCL_DATA_TYPE_UINT8,
     u16 => HCCL_DATA_TYPE_UINT16,
     u32 => HCCL_DATA_TYPE_UINT32,
     u64 => HCCL_DATA_TYPE_UINT64,
     f32 => HCCL_DATA_TYPE_FP32,
     f64 => HCCL_DATA_TYPE_FP64,
+    Hif8 => HCCL_DATA_TYPE_HIF8,
+    Fp8E4M3 => HCCL_DATA_TYPE_FP8E4M3,
+    Fp8E5M2 => HCCL_DATA_TYPE_FP8E5M2,
+    Fp8E8M0 => HCCL_DATA_TYPE_FP8E8M0,
+}
+
+macro_rules! byte_formats {
+    ($($t:ident: $doc:literal;)*) => { $(
+        #[doc = $doc]
+        ///
+        /// The raw byte: HCCL moves these values (on the chips that accept the type) and
+        /// does not reduce them; this crate does no arithmetic on them either.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+        #[repr(transparent)]
+        pub struct $t(pub u8);
+
+        // SAFETY: a transparent `u8`: one byte, no padding, every bit pattern a valid value.
+        unsafe impl DeviceRepr for $t {}
+    )* };
+}
+
+byte_formats! {
+    Hif8: "An 8-bit HiFloat8 value (`HCCL_DATA_TYPE_HIF8`).";
+    Fp8E4M3: "An 8-bit float with 4 exponent and 3 mantissa bits (`HCCL_DATA_TYPE_FP8E4M3`).";
+    Fp8E5M2: "An 8-bit float with 5 exponent and 2 mantissa bits (`HCCL_DATA_TYPE_FP8E5M2`).";
+    Fp8E8M0: "An 8-bit power-of-two scale, 8 exponent bits (`HCCL_DATA_TYPE_FP8E8M0`).";
 }
 
 #[cfg(feature = "half")]

@@ -8,7 +8,13 @@
 //! * [`Collectives`]: the collectives as operations of [`ascendcl::Stream::scope`], with its
 //!   guarantee that no buffer is touched while the device may use it; [`scope`] runs one and
 //!   keeps this crate's [`Error`].
+//!   The V-collectives take their per-rank layouts as [`Blocks`] and [`CountMatrix`], batches
+//!   of sends and receives as typed [`SendRecv`] items.
+//! * [`group`]: `HcclGroupStart` … `HcclGroupEnd` as a closure, with the same borrowing rules
+//!   across every stream it uses ([`Group::on`]); one thread can then drive several ranks.
 //! * [`Element`] and [`ReduceOp`] replace raw data-type and operation integers.
+//! * [`Determinism`]: [`set_determinism`] for the process, [`Comm::set_determinism`] per
+//!   communicator.
 //! * [`install`] pairs the HCCL backend with the runtime's: `libhccl.so` for CANN, the
 //!   emulator's table (`hccl-emu`, feature `emulator`) for the runtime emulator.
 //!
@@ -41,20 +47,36 @@
 //! ```
 
 mod backend;
+mod batch;
+mod call;
 mod collectives;
 mod comm;
 mod config;
+mod determinism;
 mod element;
 mod error;
+mod gate;
+mod group;
+mod layout;
 mod root_info;
 
 pub use backend::install;
+pub use batch::SendRecv;
 pub use collectives::{Collectives, scope};
 pub use comm::{Comm, DestroyError};
 pub use config::{CommConfig, CommConfigBuilder};
-pub use element::{Element, ReduceOp};
+pub use determinism::{Determinism, determinism, set_determinism};
+pub use element::{Element, Fp8E4M3, Fp8E5M2, Fp8E8M0, Hif8, ReduceOp};
 pub use error::{Error, Result, ResultCode, error_string};
+pub use group::{Group, GroupStream, group};
+pub use layout::{Blocks, CountMatrix};
 pub use root_info::RootInfo;
+
+/// Items that appear in public signatures for the crate's own use only.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::call::Target;
+}
 
 /// The raw bindings this crate is built on.
 pub use hccl_sys as sys;

@@ -173,3 +173,26 @@ fn the_backends_are_paired() {
     let b = hccl::install().unwrap();
     assert_eq!(b.kind, hccl::sys::BackendKind::Emulator);
 }
+
+#[test]
+fn determinism_for_the_process_and_per_communicator() {
+    use hccl::Determinism;
+    let devs = devices(1);
+    let info = RootInfo::new(&devs[0]).unwrap();
+    let comm = Comm::init_root_info(&devs[0], 1, &info, 0, None).unwrap();
+    // The process-wide value is only read and written here in this binary.
+    let before = hccl::determinism().unwrap();
+    hccl::set_determinism(Determinism::On).unwrap();
+    assert_eq!(hccl::determinism().unwrap(), Determinism::On);
+    hccl::set_determinism(before).unwrap();
+    assert_eq!(hccl::determinism().unwrap(), before);
+    comm.set_determinism(Determinism::Strict).unwrap();
+    assert_eq!(comm.determinism().unwrap(), Determinism::Strict);
+    comm.set_determinism(Determinism::Off).unwrap();
+    assert_eq!(comm.determinism().unwrap(), Determinism::Off);
+    // This header's configuration has 12 fields the library may read.
+    assert_eq!(
+        CommConfig::capability().unwrap(),
+        hccl::sys::HCCL_COMM_CONFIG_RESERVED
+    );
+}

@@ -1,6 +1,8 @@
 //! Shared set-up: the emulated machine with four devices, and one thread per rank.
 #![allow(dead_code)]
 
+pub mod cases;
+
 use ascendcl::{Device, Runtime};
 use hccl::Comm;
 use std::sync::Once;

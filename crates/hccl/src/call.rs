@@ -1,0 +1,202 @@
+//! The checks every collective makes before its C call ([`Call`]), and the stream a collective
+//! is issued on ([`Target`]).
+
+use crate::backend;
+use crate::comm::Comm;
+use crate::error::{Error, Result};
+use crate::gate::{self, CallGuard};
+use crate::layout::Blocks;
+use ascendcl::{MemoryLocation, RawRegion, Stream};
+use std::borrow::Cow;
+use std::ffi::c_void;
+use std::marker::PhantomData;
+
+/// Where a collective goes: a stream, issued at once ([`ascendcl::Scope`]) or captured by an
+/// open group ([`GroupStream`](crate::GroupStream)).
+///
+/// Only this crate makes one, and it is branded with the invariant lifetime of the scope (or
+/// group) whose stream it names, as [`ascendcl::Claimed`] is: it cannot pass for the target of
+/// a scope with another lifetime.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    stream: &'a Stream,
+    grouped: bool,
+    _brand: PhantomData<&'a mut &'a ()>,
+}
+
+impl<'a> Target<'a> {
+    /// A stream of a scope: the call runs at once, outside any group.
+    pub(crate) fn issued(stream: &'a Stream) -> Self {
+        Target {
+            stream,
+            grouped: false,
+            _brand: PhantomData,
+        }
+    }
+
+    /// A stream of the group open on this thread: the call is captured until the group ends.
+    pub(crate) fn grouped(stream: &'a Stream) -> Self {
+        Target {
+            stream,
+            grouped: true,
+            _brand: PhantomData,
+        }
+    }
+
+    pub(crate) fn is_grouped(&self) -> bool {
+        self.grouped
+    }
+
+    pub(crate) fn stream_raw(&self) -> ascendcl::sys::aclrtStream {
+        self.stream.as_raw()
+    }
+}
+
+/// One collective being checked: its C name, communicator and target.
+pub(crate) struct Call<'a> {
+    pub(crate) api: &'static str,
+    comm: &'a Comm,
+    target: Target<'a>,
+}
+
+impl<'a> Call<'a> {
+    /// A call of `api` on `comm` from `target`, whose stream must be on the communicator's
+    /// device.
+    pub(crate) fn new(api: &'static str, comm: &'a Comm, target: Target<'a>) -> Result<Self> {
+        let c = Call { api, comm, target };
+        let (s, d) = (target.stream.device_id(), comm.device().id());
+        if s != d {
+            return Err(c.arg(format!(
+                "the stream is on device {s}, the communicator on device {d}"
+            )));
+        }
+        Ok(c)
+    }
+
+    /// The HCCL table and the gate (see [`gate`]) for the C call, with the stream's context
+    /// current. Calls issued at once pass the gate; captured ones belong to the thread's group.
+    pub(crate) fn ready(&self) -> Result<(&'static hccl_sys::HcclApi, Option<CallGuard>)> {
+        let api = backend::api()?;
+        let guard = if self.target.grouped {
+            None
+        } else {
+            Some(gate::call(self.api)?)
+        };
+        self.target.stream.make_current()?;
+        Ok((api, guard))
+    }
+
+    pub(crate) fn arg(&self, reason: impl Into<Cow<'static, str>>) -> Error {
+        Error::argument(self.api, reason)
+    }
+
+    /// `whole` must hold `part` times the communicator's size elements.
+    pub(crate) fn size_times(&self, whole: (&str, usize), part: (&str, usize)) -> Result<()> {
+        let n = self.comm.size();
+        if part.1.checked_mul(n as usize) != Some(whole.1) {
+            return Err(self.arg(format!(
+                "{} has {} elements; it must be {}'s {} times the size {n}",
+                whole.0, whole.1, part.0, part.1
+            )));
+        }
+        Ok(())
+    }
+
+    /// Two lengths that must be equal.
+    pub(crate) fn equal(&self, a: (&str, usize), b: (&str, usize)) -> Result<()> {
+        if a.1 != b.1 {
+            return Err(self.arg(format!(
+                "{} has {} elements, {} {}; they must be equal",
+                a.0, a.1, b.0, b.1
+            )));
+        }
+        Ok(())
+    }
+
+    /// The address of `r`, which must be device memory of the communicator's device.
+    pub(crate) fn buffer<T>(&self, what: &str, r: &RawRegion<T>) -> Result<*mut c_void> {
+        self.location(what, r.location())?;
+        Ok(r.ptr().cast())
+    }
+
+    pub(crate) fn location(&self, what: &str, at: MemoryLocation) -> Result<()> {
+        let d = self.comm.device().id();
+        let what = if what.is_empty() {
+            "the buffer".to_string()
+        } else {
+            format!("the {what} buffer")
+        };
+        match at.device() {
+            Some(x) if x == d => Ok(()),
+            Some(x) => Err(self.arg(format!(
+                "{what} is on device {x}, the communicator on device {d}"
+            ))),
+            None => Err(self.arg(format!("{what} must be device memory"))),
+        }
+    }
+
+    /// The operation does not run in place: the two regions must not share a byte.
+    pub(crate) fn disjoint<T>(&self, a: &RawRegion<T>, b: &RawRegion<T>) -> Result<()> {
+        let span = |r: &RawRegion<T>| (r.ptr() as usize, r.ptr() as usize + r.bytes());
+        let ((a0, a1), (b0, b1)) = (span(a), span(b));
+        if a.bytes() > 0 && b.bytes() > 0 && a0 < b1 && b0 < a1 {
+            return Err(self.arg(format!(
+                "the send and receive buffers overlap; {} does not run in place",
+                self.api
+            )));
+        }
+        Ok(())
+    }
+
+    /// `blocks` lays out a buffer of `len` elements named `what`: one block per rank, all within
+    /// the buffer, and (for a buffer the operation writes) no two overlapping.
+    pub(crate) fn blocks(&self, what: &str, b: &Blocks, len: usize, written: bool) -> Result<()> {
+        let n = self.comm.size() as usize;
+        if b.ranks() != n {
+            return Err(self.arg(format!(
+                "the {what} blocks are {}; there must be one per rank ({n})",
+                b.ranks()
+            )));
+        }
+        if b.extent() > len {
+            return Err(self.arg(format!(
+                "the {what} blocks reach element {}, but the {what} buffer has {len}",
+                b.extent()
+            )));
+        }
+        if written && let Some((i, j)) = b.overlap() {
+            return Err(self.arg(format!(
+                "{what} blocks {i} and {j} overlap; the blocks of a buffer written by {} must \
+                 be disjoint",
+                self.api
+            )));
+        }
+        Ok(())
+    }
+
+    /// `r` is a rank of the communicator.
+    pub(crate) fn rank(&self, what: &str, r: u32) -> Result<()> {
+        if r >= self.comm.size() {
+            return Err(self.arg(format!(
+                "{what} {r} is not a rank of a communicator of size {}",
+                self.comm.size()
+            )));
+        }
+        Ok(())
+    }
+
+    /// `peer` is another rank of the communicator.
+    pub(crate) fn peer(&self, peer: u32) -> Result<()> {
+        self.rank("peer", peer)?;
+        if peer == self.comm.rank() {
+            return Err(self.arg(format!("rank {peer} cannot send to or receive from itself")));
+        }
+        Ok(())
+    }
+}
+
+/// An element count as the C functions take it.
+pub(crate) fn count(n: usize) -> u64 {
+    n as u64
+}
