@@ -32,16 +32,24 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
     ]))?;
     tools::step("cargo test --workspace");
     tools::run(cargo().args(["test", "--workspace"]))?;
-    // The element types behind ascendcl's optional features (f16/bf16, device_repr!).
-    tools::step("cargo test -p ascendcl --features half,bytemuck --test elements");
+    // The element types behind the optional features (f16/bf16 buffers and collectives,
+    // device_repr!), in one build with those features on.
+    tools::step(
+        "cargo test -p ascendcl -p hccl --features ascendcl/half,ascendcl/bytemuck,hccl/half \
+         --test elements --test collectives",
+    );
     tools::run(cargo().args([
         "test",
         "-p",
         "ascendcl",
+        "-p",
+        "hccl",
         "--features",
-        "half,bytemuck",
+        "ascendcl/half,ascendcl/bytemuck,hccl/half",
         "--test",
         "elements",
+        "--test",
+        "collectives",
     ]))?;
     // Without its default `emulator` feature the safe API has no backend on a machine without
     // CANN, so its tests are built, not run.
