@@ -36,7 +36,7 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
     // device_repr!), in one build with those features on.
     tools::step(
         "cargo test -p ascendcl -p hccl --features ascendcl/half,ascendcl/bytemuck,hccl/half \
-         --test elements --test collectives",
+         --test elements --test collectives --test ascend950",
     );
     tools::run(cargo().args([
         "test",
@@ -50,6 +50,8 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
         "elements",
         "--test",
         "collectives",
+        "--test",
+        "ascend950",
     ]))?;
     // Without its default `emulator` feature the safe API has no backend on a machine without
     // CANN, so its tests are built, not run.

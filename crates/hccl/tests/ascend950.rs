@@ -39,12 +39,16 @@ every_type! {
     every_collective_u64: u64;
     every_collective_f32: f32;
     every_collective_f64: f64;
-    every_collective_f16: ascendcl::half::f16;
-    every_collective_bf16: ascendcl::half::bf16;
     every_collective_hif8: hccl::Hif8;
     every_collective_fp8e4m3: hccl::Fp8E4M3;
     every_collective_fp8e5m2: hccl::Fp8E5M2;
     every_collective_fp8e8m0: hccl::Fp8E8M0;
+}
+
+#[cfg(feature = "half")]
+every_type! {
+    every_collective_f16: ascendcl::half::f16;
+    every_collective_bf16: ascendcl::half::bf16;
 }
 
 #[test]
