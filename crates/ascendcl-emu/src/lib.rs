@@ -22,6 +22,8 @@
 //! | notify, IPC event | words in a shared memory file of the process, waited on with futexes |
 //! | memory shared with other processes | shared memory files (`memfd`) found through `/proc` |
 //! | captured model | the recorded tasks, cloned onto a stream at each execution |
+//! | kernel binary | a host-mode shared object built by `ascendc-build`, loaded with `dlopen` |
+//! | kernel launch | a stream task whose blocks run on a pool of host threads |
 //!
 //! Every copy and memset is validated against the table of live allocations. The emulator is
 //! configured by `ASCENDCL_EMU_*` environment variables ([`mod@config`]) or from Rust
@@ -46,6 +48,10 @@ pub mod extension;
 pub mod faults;
 mod ipc;
 mod json;
+mod kernel;
+mod kernel_args;
+pub mod kernel_pool;
+mod kernel_run;
 pub mod leak;
 mod limits;
 mod memory;
@@ -267,6 +273,24 @@ implemented! {
     aclrtSetStreamAttribute,
     aclrtIpcGetEventHandle,
     aclrtIpcOpenEventHandle,
+    aclrtCreateBinary,
+    aclrtDestroyBinary,
+    aclrtBinaryLoad,
+    aclrtBinaryLoadFromFile,
+    aclrtBinaryLoadFromData,
+    aclrtBinaryGetFunction,
+    aclrtBinaryUnLoad,
+    aclrtKernelArgsInit,
+    aclrtKernelArgsInitByUserMem,
+    aclrtKernelArgsGetHandleMemSize,
+    aclrtKernelArgsGetMemSize,
+    aclrtKernelArgsAppend,
+    aclrtKernelArgsAppendPlaceHolder,
+    aclrtKernelArgsGetPlaceHolderBuffer,
+    aclrtKernelArgsParaUpdate,
+    aclrtKernelArgsFinalize,
+    aclrtLaunchKernelWithConfig,
+    aclrtLaunchKernel,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

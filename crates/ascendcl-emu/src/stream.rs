@@ -212,6 +212,8 @@ pub(crate) enum Task {
     },
     /// Work of a library layered on the runtime; its error is the task's error.
     External(ExtTask),
+    /// A kernel launch (`aclrtLaunchKernel*`): its blocks run on the kernel thread pool.
+    Kernel(Arc<crate::kernel_run::Launch>),
 }
 
 impl Task {
@@ -221,6 +223,7 @@ impl Task {
                 sides
             }
             Task::Random(job) => &job.sides,
+            Task::Kernel(launch) => launch.sides(),
             Task::Staged { side, .. }
             | Task::Memset { side, .. }
             | Task::ValueWrite { side, .. }
@@ -376,6 +379,7 @@ impl Task {
                     d.wait();
                 }
             }
+            Task::Kernel(launch) => return launch.run(),
             Task::External(f) => {
                 let task = f.lock().unwrap_or_else(|p| p.into_inner()).take();
                 return match task {
