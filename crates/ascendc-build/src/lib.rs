@@ -150,6 +150,10 @@ pub struct Output {
     pub mode: Mode,
     /// The generated Rust module (what [`include_kernels!`] includes).
     pub rust_file: PathBuf,
+    /// The kernel binary (host mode): a shared object the emulator loads with
+    /// `aclrtBinaryLoadFromFile` (or from its bytes), one entry per kernel. The generated module
+    /// embeds it; a program may also load it by path (`ascendcl::Module::load`).
+    pub binary: Option<PathBuf>,
     /// The kernels, in source order.
     pub kernels: Vec<KernelInfo>,
     /// The SoC (NPU mode).
@@ -377,14 +381,11 @@ impl Build {
         }
 
         let mode = self.choose_mode()?;
-        let soc_version = match &mode {
-            Chosen::Host => {
-                host::build(self, &prefix, &lib_dir, &sources)?;
-                None
-            }
+        let (soc_version, binary) = match &mode {
+            Chosen::Host => (None, Some(host::build(self, &prefix, &lib_dir, &sources)?)),
             Chosen::Npu(tc, soc) => {
                 npu::build(self, &prefix, &lib_dir, &sources, tc, soc)?;
-                Some(soc.version.clone())
+                (Some(soc.version.clone()), None)
             }
         };
         let mode = match mode {
@@ -403,7 +404,17 @@ impl Build {
             .collect();
         let rt_file = format!("{GEN_DIR}/rt.rs");
         write(&out_dir.join(&rt_file), RT_SOURCE)?;
-        let rust = codegen::rust_module(name, &prefix, mode, &located, &rt_file);
+        let binary_rel = binary
+            .as_ref()
+            .map(|_| format!("{GEN_DIR}/{name}/{}", host::binary_name(&prefix)));
+        let rust = codegen::rust_module(
+            name,
+            &prefix,
+            mode,
+            &located,
+            &rt_file,
+            binary_rel.as_deref(),
+        );
         let rust_file = gen_dir.join(format!("{name}.rs"));
         write(&rust_file, &rust)?;
         let kernels = located
@@ -422,6 +433,7 @@ impl Build {
         Ok(Output {
             mode,
             rust_file,
+            binary,
             kernels,
             soc_version,
             notes,
