@@ -96,6 +96,7 @@
 //! | failed device tasks | [`ExceptionCallback`], [`ExceptionInfo`] | `aclrtSetExceptionInfoCallback`, `aclrtGet*FromExceptionInfo` |
 //! | stream control | [`Stream::id`], [`Stream::stop`], [`Stream::abort`], [`StreamStateCallback`] | `aclrtStreamGetId`, `aclrtStreamStop`, `aclrtStreamAbort`, `aclrtRegStreamStateCallback` |
 //! | value writes, waits, notifies | [`Scope::write_value`], [`Scope::wait_value`], [`DeviceWord`], [`Notify`] | `aclrtValueWrite`, `aclrtValueWait`, `aclrt*Notify` |
+//! | kernel binaries and launches | [`Module`], [`KernelFunction`], [`KernelArgs`], [`Scope::launch`], [`Scope::launch_builder`], [`LaunchConfig`] | `aclrtBinaryLoad*`, `aclrtBinaryGetFunction`, `aclrtKernelArgs*`, `aclrtLaunchKernelWithConfig` |
 //! | every C function, checked | [`raw`] | all of `acl/acl_rt.h` |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
@@ -265,7 +266,10 @@ mod error;
 mod event;
 mod exception;
 mod host_fn;
+mod kernel_args;
+mod launch;
 mod memory;
+mod module;
 mod notify;
 mod peer;
 pub mod raw;
@@ -296,10 +300,13 @@ pub use error::{Error, Result, error_code, error_codes, error_name};
 pub use event::{Event, EventFlags};
 pub use exception::{ExceptionCallback, ExceptionInfo, last_error, last_task_id, peek_last_error};
 pub use host_fn::{CallbackBlock, HostFnHandle, ReportSubscription};
+pub use kernel_args::{DEFAULT_ARGS_BYTES, KernelArg, KernelArgs, KernelParam};
+pub use launch::{LaunchBuilder, LaunchConfig, MAX_BLOCKS, ScheduleMode};
 pub use memory::{
     DeviceAlloc, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
     HostRegisterFlags, HostRegisterType, HostRegistration, MallocConfig, MallocFlags, MallocPolicy,
 };
+pub use module::{BinaryCore, KernelFunction, LoadOptions, Module};
 pub use notify::Notify;
 pub use peer::PeerAccess;
 pub use release::{ReleaseError, ReleaseResult};
