@@ -109,8 +109,9 @@ impl CtxFailure {
                 code: f.code,
                 msg: format!(
                     "stream {me:#x} belongs to a context in STOP failure mode in which a task \
-                     failed (on stream {stream:#x}: {}); every submission and synchronisation in \
-                     the context reports it until the context is destroyed or its device reset",
+                     failed; every submission and synchronisation in the context reports it \
+                     until the context is destroyed or its device reset; the task, on stream \
+                     {stream:#x}: {}",
                     f.msg
                 ),
             }),
