@@ -584,27 +584,45 @@ impl<'a, 'scope, 'env> Launch<'a, 'scope, 'env> {
     /// exception, `AclError::VECTOR_CORE_EXCEPTION`, for an AIV kernel), as on an NPU; see
     /// [`kernel_failure`].
     pub fn run(self) -> Result<(), KernelError> {
-        let kernel = self.kernel.name;
         if let Some(e) = self.error {
             return Err(e);
         }
-        if self.args.len() != self.kernel.params.len() {
+        let args: Vec<&[u8]> = self.args.iter().map(Vec::as_slice).collect();
+        // SAFETY: every argument was checked against the kernel's parameters as it was added:
+        // buffers are device memory of the stream's device, borrowed until the scope has waited
+        // for the stream.
+        unsafe { self.kernel.dispatch(self.scope.stream(), self.blocks, &args) }
+    }
+}
+
+impl Kernel {
+    /// The checks of every launch (argument count, block count, backend), then the launch on
+    /// `stream` through the runtime (host mode) or the `<<<...>>>` launcher (NPU mode).
+    ///
+    /// # Safety
+    /// The arguments are the bytes of the kernel's parameters, and the memory they point to
+    /// stays valid and untouched by the host until the stream has run the kernel.
+    unsafe fn dispatch(
+        &'static self,
+        stream: &::ascendcl::Stream,
+        blocks: u32,
+        args: &[&[u8]],
+    ) -> Result<(), KernelError> {
+        let kernel = self.name;
+        if args.len() != self.params.len() {
             return Err(KernelError::ArgumentCount {
                 kernel,
-                expected: self.kernel.params.len(),
-                given: self.args.len(),
+                expected: self.params.len(),
+                given: args.len(),
             });
         }
-        if self.blocks == 0 {
+        if blocks == 0 {
             return Err(KernelError::ZeroBlocks { kernel });
         }
-        if self.blocks > MAX_BLOCKS {
-            return Err(KernelError::TooManyBlocks {
-                kernel,
-                blocks: self.blocks,
-            });
+        if blocks > MAX_BLOCKS {
+            return Err(KernelError::TooManyBlocks { kernel, blocks });
         }
-        let mode = self.kernel.mode();
+        let mode = self.mode();
         let backend = ::ascendcl::sys::active().map(|b| b.kind);
         if !backend.is_some_and(|k| mode.runs_on(k)) {
             return Err(KernelError::WrongBackend {
@@ -613,31 +631,54 @@ impl<'a, 'scope, 'env> Launch<'a, 'scope, 'env> {
                 backend,
             });
         }
-        // Kernel output goes to the C stdout: what Rust has buffered must reach it first.
+        // Kernel output is written after the program's: what Rust has buffered goes first.
         let _ = ::std::io::Write::flush(&mut ::std::io::stdout());
-        let scope = self.scope;
         let runtime = |source| KernelError::Runtime { kernel, source };
-        match self.kernel.imp {
+        stream.make_current().map_err(runtime)?;
+        match self.imp {
             Imp::Host { library, .. } => {
-                scope.stream().make_current().map_err(runtime)?;
-                let args: Vec<&[u8]> = self.args.iter().map(Vec::as_slice).collect();
-                // SAFETY: every argument was checked against the kernel's parameters: buffers
-                // are device memory of the stream's device, borrowed until the scope has waited
-                // for the stream; the runtime copies the argument values during the call.
-                unsafe { library.launch(kernel, self.blocks, scope.as_raw(), &args) }
-                    .map_err(runtime)
+                // SAFETY: forwarded; the runtime copies the argument values during the call.
+                unsafe { library.launch(kernel, blocks, stream.as_raw(), args) }.map_err(runtime)
             }
             Imp::Npu { launch, .. } => {
-                scope.stream().make_current().map_err(runtime)?;
-                let ptrs: Vec<*const c_void> =
-                    self.args.iter().map(|a| a.as_ptr().cast()).collect();
-                // SAFETY: every argument was checked against the kernel's parameters: buffers
-                // are device memory of the stream's device, borrowed until the scope has waited
-                // for the stream; the launcher copies the argument values before returning.
-                unsafe { launch(self.blocks, scope.as_raw(), ptrs.as_ptr()) };
+                let ptrs: Vec<*const c_void> = args.iter().map(|a| a.as_ptr().cast()).collect();
+                // SAFETY: forwarded; the launcher copies the argument values before returning.
+                unsafe { launch(blocks, stream.as_raw(), ptrs.as_ptr()) };
                 Ok(())
             }
         }
+    }
+
+    /// Enqueues the kernel on `stream` with `blocks` blocks and its arguments given as the bytes
+    /// of each parameter (a device address as its 8 bytes), without a scope and without the
+    /// checks of the builder beyond the argument count and sizes, the block count and the
+    /// backend.
+    ///
+    /// # Safety
+    /// The arguments are the kernel's parameters, and the memory they point to stays valid and
+    /// untouched by the host until the stream has run the kernel (a later synchronisation of the
+    /// stream returned).
+    pub unsafe fn launch_unchecked(
+        &'static self,
+        stream: &::ascendcl::Stream,
+        blocks: u32,
+        args: &[&[u8]],
+    ) -> Result<(), KernelError> {
+        let sizes = match self.imp {
+            Imp::Host { sizes, .. } | Imp::Npu { sizes, .. } => sizes(),
+        };
+        for (i, (a, &size)) in args.iter().zip(sizes).enumerate() {
+            if a.len() != size as usize {
+                return Err(KernelError::ValueSize {
+                    kernel: self.name,
+                    param: self.params.get(i).map_or("?", |p| p.0),
+                    expected: size as usize,
+                    given: a.len(),
+                });
+            }
+        }
+        // SAFETY: forwarded.
+        unsafe { self.dispatch(stream, blocks, args) }
     }
 }
 

@@ -158,6 +158,15 @@ pub struct Output {
     pub kernels: Vec<KernelInfo>,
     /// The SoC (NPU mode).
     pub soc_version: Option<String>,
+    /// Where the SoC came from (`Build::soc_version`, `$SOC_VERSION`, `npu-smi info`, the
+    /// install's platform configuration; NPU mode).
+    pub soc_origin: Option<String>,
+    /// The CANN install root (NPU mode).
+    pub cann_root: Option<PathBuf>,
+    /// The directory of `ascendc.cmake` (NPU mode).
+    pub ascendc_cmake_dir: Option<PathBuf>,
+    /// The cmake binary that built the kernels (NPU mode; host mode needs none).
+    pub cmake: Option<PathBuf>,
     /// Things in the sources the build could not use (also printed as cargo warnings).
     pub notes: Vec<String>,
 }
@@ -381,11 +390,13 @@ impl Build {
         }
 
         let mode = self.choose_mode()?;
-        let (soc_version, binary) = match &mode {
-            Chosen::Host => (None, Some(host::build(self, &prefix, &lib_dir, &sources)?)),
+        let mut npu_info = None;
+        let binary = match &mode {
+            Chosen::Host => Some(host::build(self, &prefix, &lib_dir, &sources)?),
             Chosen::Npu(tc, soc) => {
-                npu::build(self, &prefix, &lib_dir, &sources, tc, soc)?;
-                (Some(soc.version.clone()), None)
+                let cmake = npu::build(self, &prefix, &lib_dir, &sources, tc, soc)?;
+                npu_info = Some((soc.clone(), tc.root.clone(), tc.cmake_dir.clone(), cmake));
+                None
             }
         };
         let mode = match mode {
@@ -430,12 +441,20 @@ impl Build {
                     .all(|p| p.kind != parse::ParamKind::Other),
             })
             .collect();
+        let (soc, cann_root, ascendc_cmake_dir, cmake) = match npu_info {
+            Some((soc, root, dir, cmake)) => (Some(soc), Some(root), Some(dir), Some(cmake)),
+            None => (None, None, None, None),
+        };
         Ok(Output {
             mode,
             rust_file,
             binary,
             kernels,
-            soc_version,
+            soc_version: soc.as_ref().map(|s| s.version.clone()),
+            soc_origin: soc.map(|s| s.origin),
+            cann_root,
+            ascendc_cmake_dir,
+            cmake,
             notes,
         })
     }
