@@ -6,12 +6,16 @@ use crate::kernel_args;
 use crate::kernel_run::{Args, Launch};
 
 /// `aclrtCreateBinary`: a descriptor of `dataLen` bytes at `data`, which the caller keeps alive
-/// until `aclrtBinaryLoad` has copied them; NULL when `data` is NULL.
+/// until `aclrtBinaryLoad` has copied them; NULL when `data` is NULL (or an injected fault).
 ///
 /// # Safety
 /// Always safe to call; the descriptor only records the pointer.
 pub unsafe extern "C" fn aclrtCreateBinary(data: *const c_void, dataLen: usize) -> aclrtBinary {
     catch_unwind(|| {
+        if let Some(code) = faults::check("aclrtCreateBinary") {
+            injected("aclrtCreateBinary", code);
+            return std::ptr::null_mut();
+        }
         if data.is_null() {
             crate::error::record(
                 "aclrtCreateBinary",
