@@ -105,6 +105,15 @@ impl CtxFailure {
             return Ok(());
         }
         match &*lock(&self.error) {
+            Some((stream, f)) if *stream == me => Err(Fail {
+                code: f.code,
+                msg: format!(
+                    "a task on stream {me:#x} failed (STOP failure mode: every submission and \
+                     synchronisation in its context reports it until the context is destroyed \
+                     or its device reset): {}",
+                    f.msg
+                ),
+            }),
             Some((stream, f)) => Err(Fail {
                 code: f.code,
                 msg: format!(
