@@ -253,7 +253,7 @@ pub fn rust_module(
          #[allow(unused_imports)]\n\
          pub use self::__ascendc_rt::{{Kernel, KernelError, Launch, Mode, kernel_failure}};\n\n\
          /// How the kernels of this library were built.\n\
-         pub const MODE: Mode = Mode::{variant};\n",
+         #[allow(dead_code)]\npub const MODE: Mode = Mode::{variant};\n",
         variant = match mode {
             Mode::Host => "Host",
             Mode::Npu => "Npu",
@@ -286,7 +286,7 @@ pub fn rust_module(
             out,
             "/// The kernel binary of this library: a shared object the emulator loads\n\
              /// (`aclrtCreateBinary` + `aclrtBinaryLoad`) on the first launch.\n\
-             pub static BINARY: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{binary}\"));\n\n\
+             #[allow(dead_code)]\npub static BINARY: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{binary}\"));\n\n\
              fn __binary() -> &'static [u8] {{\n    BINARY\n}}\n\n\
              /// The library: its binary and kernels, and the handles the runtime gave for them.\n\
              pub static LIBRARY: __ascendc_rt::Library = __ascendc_rt::Library::new(\"{lib}\", __binary, &[{list}]);\n\n\
@@ -361,7 +361,7 @@ fn rust_kernel(out: &mut String, prefix: &str, mode: Mode, located: &Located<'_>
     let _ = write!(
         out,
         "/// The kernel `{name}({signature})` ({location}), for [`Kernel::launch`].\n\
-         #[allow(non_upper_case_globals)]\n\
+         #[allow(non_upper_case_globals, dead_code)]\n\
          pub static {upper}: Kernel = Kernel::new(\n    \"{name}\",\n    \"{location}\",\n    &[\n{params}    ],\n    {imp},\n);\n\n\
          #[allow(non_snake_case)]\n\
          fn {name}_sizes() -> &'static [u32] {{\n    \
@@ -435,7 +435,7 @@ fn rust_kernel(out: &mut String, prefix: &str, mode: Mode, located: &Located<'_>
         "/// Launches `{name}` ({location}) on the scope's stream with `blocks` blocks.\n///\n\
          /// The buffers stay borrowed until the scope has waited for the stream. A failure of the\n\
          /// kernel itself is reported when the scope ends.\n///\n{doc_params}\
-         #[allow(clippy::too_many_arguments, non_snake_case)]\n\
+         #[allow(clippy::too_many_arguments, non_snake_case, dead_code)]\n\
          pub fn {fn_name}<'scope, 'env>(\n    scope: &__ascendc_rt::Scope<'scope, 'env>,\n    blocks: u32,{fn_params}\n) -> ::core::result::Result<(), KernelError> {{\n    \
          {upper}\n        .launch(scope, blocks){chain}\n        .run()\n}}\n\n",
         fn_name = fn_name(name)
