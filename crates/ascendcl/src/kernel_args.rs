@@ -18,10 +18,18 @@ use ascendcl_sys as sys;
 use std::ffi::c_void;
 use std::marker::PhantomData;
 
-/// Bytes of parameters a list made by [`Scope::kernel_args`](crate::Scope::kernel_args) holds.
-pub const DEFAULT_ARGS_BYTES: usize = 4096;
+/// Bytes of parameters a list made by [`Scope::kernel_args`](crate::Scope::kernel_args) holds:
+/// the runtime's most parameters (128) of 8 bytes each.
+pub const DEFAULT_ARGS_BYTES: usize = 1024;
 
-mod sealed {
+/// The bytes of plain data.
+pub(crate) fn bytes_of<T: DeviceRepr>(data: &[T]) -> &[u8] {
+    // SAFETY: `DeviceRepr` types have no padding: every byte of the values is initialised, and
+    // the slice covers exactly their memory.
+    unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data)) }
+}
+
+pub(crate) mod sealed {
     use crate::copy::MemoryLocation;
 
     pub trait Sealed {}
@@ -265,7 +273,11 @@ impl<'scope> KernelArgs<'scope> {
     /// Appends the next parameter. Memory must be device memory; the scope checks its device
     /// against the stream's at launch.
     pub fn arg(&mut self, arg: impl KernelArg<'scope>) -> Result<KernelParam> {
-        let a = arg.arg_bytes();
+        self.push(arg.arg_bytes())
+    }
+
+    /// Appends an argument's bytes (see [`KernelArgs::arg`]).
+    pub(crate) fn push(&mut self, a: sealed::ArgBytes) -> Result<KernelParam> {
         if let Some(location) = a.memory {
             let Some(device) = location.device() else {
                 return Err(Error::argument(
@@ -286,21 +298,28 @@ impl<'scope> KernelArgs<'scope> {
     /// Appends a parameter of a plain-data type passed by value (a struct of the kernel's, a
     /// tiling record), as its bytes.
     pub fn value<T: DeviceRepr>(&mut self, value: &T) -> Result<KernelParam> {
-        if size_of::<T>() == 0 {
+        self.value_bytes(bytes_of(std::slice::from_ref(value)))
+    }
+
+    /// Appends the bytes of a plain-data value (see [`KernelArgs::value`]).
+    pub(crate) fn value_bytes(&mut self, bytes: &[u8]) -> Result<KernelParam> {
+        if bytes.is_empty() {
             return Err(Error::argument(
                 "aclrtKernelArgsAppend",
                 "a value of 0 bytes is no kernel parameter",
             ));
         }
-        // SAFETY: `DeviceRepr` types have no padding: every byte of the value is initialised.
-        let bytes =
-            unsafe { std::slice::from_raw_parts((value as *const T).cast::<u8>(), size_of::<T>()) };
         self.append_bytes(bytes, ParamKind::Value)
     }
 
     /// Appends a placeholder: a pointer parameter whose data (`data`, plain values) the launch
     /// copies to the device, passing the kernel its device address.
     pub fn placeholder<T: DeviceRepr>(&mut self, data: &[T]) -> Result<KernelParam> {
+        self.placeholder_bytes(bytes_of(data).to_vec())
+    }
+
+    /// Appends a placeholder with its data's bytes (see [`KernelArgs::placeholder`]).
+    pub(crate) fn placeholder_bytes(&mut self, data: Vec<u8>) -> Result<KernelParam> {
         self.building("aclrtKernelArgsAppendPlaceHolder")?;
         if data.is_empty() {
             return Err(Error::argument(
@@ -311,11 +330,7 @@ impl<'scope> KernelArgs<'scope> {
         let mut p: sys::aclrtParamHandle = std::ptr::null_mut();
         // SAFETY: a live list owned by `self` and a valid out-pointer.
         unsafe { raw::aclrtKernelArgsAppendPlaceHolder(self.raw(), &mut p) }?;
-        // SAFETY: `DeviceRepr` types have no padding.
-        let bytes = unsafe {
-            std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data))
-        };
-        self.pending.push((p, bytes.to_vec()));
+        self.pending.push((p, data));
         let param = KernelParam {
             index: self.params.len(),
             raw: p,
@@ -361,9 +376,7 @@ impl<'scope> KernelArgs<'scope> {
                 ),
             ));
         }
-        // SAFETY: `DeviceRepr` types have no padding.
-        let bytes =
-            unsafe { std::slice::from_raw_parts((value as *const T).cast::<u8>(), size_of::<T>()) };
+        let bytes = bytes_of(std::slice::from_ref(value));
         // SAFETY: a live list and one of its parameters; the bytes live for the call.
         unsafe {
             raw::aclrtKernelArgsParaUpdate(

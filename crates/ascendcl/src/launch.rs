@@ -12,7 +12,8 @@
 //! signature and are safe.
 
 use crate::error::{Error, Result};
-use crate::kernel_args::{DEFAULT_ARGS_BYTES, KernelArg, KernelArgs};
+use crate::kernel_args::sealed::ArgBytes;
+use crate::kernel_args::{DEFAULT_ARGS_BYTES, KernelArg, KernelArgs, bytes_of};
 use crate::memory::DeviceRepr;
 use crate::module::KernelFunction;
 use crate::raw;
@@ -210,51 +211,70 @@ impl<'scope, 'env> Scope<'scope, 'env> {
     }
 
     /// One launch of `func` with its arguments given one by one:
-    /// `s.launch_builder(&f).arg(&x).arg(&mut y).arg(n).launch(&cfg)`.
+    /// `s.launch_builder(&f).arg(&x).arg(&mut y).arg(n).launch(&cfg)`. The argument list is
+    /// made at the launch, sized for the arguments given.
     pub fn launch_builder<'a>(
         &'a self,
         func: &'scope KernelFunction,
     ) -> LaunchBuilder<'a, 'scope, 'env> {
         LaunchBuilder {
             scope: self,
-            args: self.kernel_args(func),
+            func,
+            items: Vec::new(),
         }
     }
 }
 
-/// A launch being put together by [`Scope::launch_builder`]: arguments are appended as they
-/// come; the first failure is returned by [`LaunchBuilder::launch`].
+/// One argument of a [`LaunchBuilder`].
+#[derive(Debug)]
+enum Item {
+    Arg(ArgBytes),
+    Value(Vec<u8>),
+    Placeholder(Vec<u8>),
+}
+
+impl Item {
+    /// Bytes of the list it takes, at its 8-byte slot (a placeholder's data included).
+    fn bytes(&self) -> usize {
+        let up = |n: usize| n.next_multiple_of(8);
+        match self {
+            Item::Arg(_) => 8,
+            Item::Value(v) => up(v.len()),
+            Item::Placeholder(d) => 8 + up(d.len()),
+        }
+    }
+}
+
+/// A launch being put together by [`Scope::launch_builder`]: arguments are collected as they
+/// come and appended, in order, to an argument list sized for them at the launch, which
+/// returns the first failure.
 #[derive(Debug)]
 #[must_use = "a launch does nothing until `launch` is called"]
 pub struct LaunchBuilder<'a, 'scope, 'env> {
     scope: &'a Scope<'scope, 'env>,
-    args: Result<KernelArgs<'scope>>,
+    func: &'scope KernelFunction,
+    items: Vec<Item>,
 }
 
 impl<'scope> LaunchBuilder<'_, 'scope, '_> {
-    fn with(mut self, f: impl FnOnce(&mut KernelArgs<'scope>) -> Result<()>) -> Self {
-        if let Ok(a) = &mut self.args
-            && let Err(e) = f(a)
-        {
-            self.args = Err(e);
-        }
+    /// The next argument: memory borrowed for the scope, or a scalar ([`KernelArg`]).
+    pub fn arg(mut self, arg: impl KernelArg<'scope>) -> Self {
+        self.items.push(Item::Arg(arg.arg_bytes()));
         self
     }
 
-    /// The next argument: memory borrowed for the scope, or a scalar ([`KernelArg`]).
-    pub fn arg(self, arg: impl KernelArg<'scope>) -> Self {
-        self.with(|a| a.arg(arg).map(drop))
-    }
-
     /// The next argument, a plain-data value passed by value ([`KernelArgs::value`]).
-    pub fn value<T: DeviceRepr>(self, value: &T) -> Self {
-        self.with(|a| a.value(value).map(drop))
+    pub fn value<T: DeviceRepr>(mut self, value: &T) -> Self {
+        self.items
+            .push(Item::Value(bytes_of(std::slice::from_ref(value)).to_vec()));
+        self
     }
 
     /// The next argument, a placeholder whose data the launch copies to the device
     /// ([`KernelArgs::placeholder`]).
-    pub fn placeholder<T: DeviceRepr>(self, data: &[T]) -> Self {
-        self.with(|a| a.placeholder(data).map(drop))
+    pub fn placeholder<T: DeviceRepr>(mut self, data: &[T]) -> Self {
+        self.items.push(Item::Placeholder(bytes_of(data).to_vec()));
+        self
     }
 
     /// Launches the kernel ([`Scope::launch`]).
@@ -263,7 +283,15 @@ impl<'scope> LaunchBuilder<'_, 'scope, '_> {
     /// As [`Scope::launch`]: the arguments are the kernel's parameters, and the kernel stays
     /// within the memory it is given.
     pub unsafe fn launch(self, cfg: &LaunchConfig) -> Result<()> {
-        let mut args = self.args?;
+        let bytes = self.items.iter().map(Item::bytes).sum::<usize>().max(8);
+        let mut args = KernelArgs::with_capacity(self.func, bytes)?;
+        for item in self.items {
+            match item {
+                Item::Arg(a) => args.push(a)?,
+                Item::Value(v) => args.value_bytes(&v)?,
+                Item::Placeholder(d) => args.placeholder_bytes(d)?,
+            };
+        }
         // SAFETY: forwarded to the caller.
         unsafe { self.scope.launch(&mut args, cfg) }
     }
