@@ -27,10 +27,13 @@
 //!   through CMake (the `cmake` crate), and the launchers use `<<<blockDim, l2ctrl, stream>>>`.
 //! * **Host** ([`Mode::Host`]): otherwise. The same sources are compiled by the host C++ compiler
 //!   (the `cc` crate; no cmake needed) against this crate's AscendC host layer
-//!   ([`include_dir`]); kernels run on the emulator, every block on a pool of host threads. The
-//!   `kernel<<<blockDim, l2ctrl, stream>>>(args...)` launches of host-side wrappers in the
-//!   sources are rewritten into host launches, so a kernel file written for CANN builds
-//!   unchanged.
+//!   ([`include_dir`]) into a static library (the host-side C++) and a kernel binary
+//!   ([`Output::binary`]): a shared object with one entry per kernel (the binary ABI of
+//!   `include/ascendc_host/binary.h`) that the emulator loads and launches as the runtime does,
+//!   every block on a pool of host threads, a failing kernel failing the stream's task with the
+//!   runtime's code. The `kernel<<<blockDim, l2ctrl, stream>>>(args...)` launches of host-side
+//!   wrappers in the sources are rewritten into launches through the runtime, so a kernel file
+//!   written for CANN builds unchanged.
 //!
 //! The mode is [`Build::mode`], else `$ASCENDC_BUILD_MODE` (`auto`, `host`, `npu`), else `auto`.
 //!
@@ -53,8 +56,11 @@
 //!
 //! Launches go through the scope, so the buffers stay borrowed until the stream has run the
 //! kernel; an element type that does not match does not compile; a buffer of another device
-//! or host memory is a typed error before anything is enqueued. See `docs/kernels.md` of the
-//! repository for the supported AscendC API of the host layer.
+//! or host memory is a typed error before anything is enqueued. In host mode a launch is
+//! `aclrtKernelArgs*` and `aclrtLaunchKernelWithConfig` on the library's binary (loaded once);
+//! a kernel that fails makes the scope's synchronisation return the runtime's error. See
+//! `docs/kernels.md` of the repository for the binary ABI and the supported AscendC API of the
+//! host layer.
 #![warn(missing_docs)]
 
 mod codegen;
