@@ -6,9 +6,11 @@
 //!
 //! Detection is shared, not repeated: the install comes from `ascendcl_sdk` (as in
 //! `ascendcl-sys`'s build script), and `SOC_VERSION`, cmake and the kernels' build mode from
-//! `crates/ascendc-kernels/build/detect.rs`, the file the kernels' build script uses.
+//! `crates/ascendc-build/src/detect.rs`, the file `ascendc-build` (every kernels build of the
+//! workspace) uses.
 
-#[path = "../../crates/ascendc-kernels/build/detect.rs"]
+#[allow(dead_code)]
+#[path = "../../crates/ascendc-build/src/detect.rs"]
 mod detect;
 
 use crate::tools;
@@ -80,13 +82,20 @@ fn detect_all() -> Report {
             )
         }
     };
-    let soc_inputs = detect::SocInputs::from_process(
-        Some(workspace.clone()),
-        install.as_ref().ok().map(|i| i.root.clone()),
-    );
-    let soc = detect::detect_soc_version(&soc_inputs).map(|s| (s.version, s.origin));
-    let cmake = detect::find_cmake_or_provisioned(Some(&workspace))
-        .map(|(p, origin)| (p.display().to_string(), origin.to_string()));
+    let soc_inputs =
+        detect::SocInputs::from_process(None, install.as_ref().ok().map(|i| i.root.clone()));
+    let soc = detect::detect_soc(&soc_inputs).map(|s| (s.version, s.origin));
+    // What a build finds ($CMAKE, else PATH), else the copy `cargo xtask tools` provisions,
+    // which the xtask passes to builds in CMAKE.
+    let provisioned = workspace.join("target/tools/cmake/data/bin/cmake");
+    let cmake = match detect::find_cmake(std::env::var_os("CMAKE"), std::env::var_os("PATH")) {
+        Ok(p) => Ok((p.display().to_string(), "$CMAKE or PATH".to_string())),
+        Err(_) if provisioned.is_file() => Ok((
+            provisioned.display().to_string(),
+            "target/tools".to_string(),
+        )),
+        Err(e) => Err(e),
+    };
     let hccl = env
         .find_hccl()
         .map(|i| (i.library.display().to_string(), i.origin))
@@ -95,17 +104,17 @@ fn detect_all() -> Report {
             (Err(_), None) => "no CANN install (see CANN root)".to_string(),
             _ => e.to_string(),
         });
-    let request = detect::parse_mode_request(std::env::var(detect::ENV_MODE).ok().as_deref());
+    let request = detect::parse_request(std::env::var(detect::ENV_MODE).ok().as_deref());
     let mode = match request {
         Err(e) => format!("invalid: {e}"),
-        Ok(detect::ModeRequest::Host) => format!("host (${}=host)", detect::ENV_MODE),
+        Ok(detect::Request::Host) => format!("host (${}=host)", detect::ENV_MODE),
         Ok(req) => match (&cmake_dir, &soc) {
             (Ok(_), Ok(_)) => "npu (CANN with ascendc.cmake and a SoC version)".to_string(),
             (Ok(_), Err(_)) => {
-                "build error: ascendc.cmake found but SOC_VERSION unknown (set SOC_VERSION, or ASCENDC_KERNELS_MODE=host)"
+                "build error: ascendc.cmake found but SOC_VERSION unknown (set SOC_VERSION, or ASCENDC_BUILD_MODE=host)"
                     .to_string()
             }
-            (Err(_), _) if req == detect::ModeRequest::Npu => format!(
+            (Err(_), _) if req == detect::Request::Npu => format!(
                 "build error: ${}=npu but no CANN install with ascendc.cmake",
                 detect::ENV_MODE
             ),

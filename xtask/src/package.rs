@@ -49,7 +49,7 @@ pub fn package() -> Result<(), String> {
     cmd.current_dir(tools::workspace_root())
         .args(["package", "--workspace", "--allow-dirty"])
         .env_remove("CMAKE")
-        .env_remove("ASCENDC_KERNELS_MODE");
+        .env_remove("ASCENDC_BUILD_MODE");
     for name in &skip {
         cmd.args(["--exclude", name]);
     }

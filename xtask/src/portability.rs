@@ -108,7 +108,7 @@ pub fn bench_without_cmake() -> Result<(), String> {
     cmd.current_dir(tools::workspace_root())
         .args(["bench", "--no-run"])
         .env_remove("CMAKE")
-        .env_remove("ASCENDC_KERNELS_MODE")
+        .env_remove("ASCENDC_BUILD_MODE")
         .env("PATH", path);
     tools::run(&mut cmd)
 }

@@ -6,7 +6,7 @@
 // - types.h:   half, bfloat16_t, RoundMode and exact conversions;
 // - tensor.h:  TPosition, LocalTensor, GlobalTensor;
 // - pipe.h:    TPipe, TQue / TQueBind, TBuf;
-// - ops.h:     DataCopy, DataCopyPad, vector instructions, Duplicate, Cast, synchronisation,
+// - ops.h:     DataCopy, DataCopyPad, vector instructions, Duplicate, Cast, synchronisation, Trap,
 //              printf, DumpTensor.
 #ifndef ASCENDC_HOST_KERNEL_OPERATOR_H
 #define ASCENDC_HOST_KERNEL_OPERATOR_H
@@ -22,8 +22,10 @@
 // A global-memory address as kernels receive it.
 typedef uint8_t* GM_ADDR;
 
-// Kernel type declarations: nothing to do on the host.
-#define KERNEL_TASK_TYPE_DEFAULT(type)
+// Kernel type declarations (a statement in the kernel's body): the core type decides the code a
+// failure of the kernel is reported with (vector-core or AI-core exception). Per tiling key:
+// nothing to do on the host.
+#define KERNEL_TASK_TYPE_DEFAULT(type) ::ascendc_host::declare_core(static_cast<int>(type))
 #define KERNEL_TASK_TYPE(key, type)
 
 enum KernelMetaType {

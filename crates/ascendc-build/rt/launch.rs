@@ -1,5 +1,6 @@
 // Launch support for the Rust modules ascendc-build generates: kernel descriptors, the launch
-// builder and its checks, the host-mode runner, the NPU launch, and the errors.
+// builder and its checks, the host-mode launch through the runtime's kernel binary API, the NPU
+// launch, and the errors.
 //
 // ascendc-build writes this file next to every generated module, which includes it in a private
 // module; it compiles against the `ascendcl` crate of the crate that builds the kernels. All of
@@ -8,6 +9,7 @@
 use ::std::any::TypeId;
 use ::std::ffi::{CString, c_char, c_void};
 use ::std::fmt;
+use ::std::sync::Mutex;
 
 pub use ::ascendcl::Scope;
 use ::ascendcl::{AsyncDest, AsyncSource, BackendKind, DeviceRepr, MemoryLocation};
@@ -93,22 +95,16 @@ impl Param {
     }
 }
 
-/// The C entry of a kernel: unpacks one pointer per argument and calls the kernel (host mode).
-pub type HostCall = unsafe extern "C" fn(args: *const *const c_void);
-/// The library's block runner (host mode).
-pub type HostRun = unsafe extern "C" fn(*const HostLaunch, *mut c_char, usize) -> i32;
 /// The C launcher of a kernel (`<<<...>>>`, NPU mode).
 pub type NpuLaunch = unsafe extern "C" fn(u32, *mut c_void, *const *const c_void);
 
 /// How a kernel is reached.
 #[derive(Clone, Copy)]
 pub enum Imp {
-    /// Host mode.
+    /// Host mode: by name, in the library's kernel binary.
     Host {
-        /// The kernel's argument entry.
-        call: HostCall,
-        /// The library's block runner.
-        run: HostRun,
+        /// The library.
+        library: &'static Library,
         /// `sizeof` of every parameter.
         sizes: fn() -> &'static [u32],
     },
@@ -121,36 +117,175 @@ pub enum Imp {
     },
 }
 
-/// A global-memory range a host-mode kernel may access (mirrors `ascendc_host_region`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct HostRegion {
-    /// First byte.
-    pub base: *const c_void,
-    /// Length in bytes.
-    pub bytes: u64,
-    /// 1 when the kernel may write it.
-    pub writable: u32,
+/// The handles the runtime gave for a library's binary (0: not loaded yet).
+struct Loaded {
+    binary: usize,
+    functions: Vec<(&'static str, usize)>,
 }
 
-/// One launch handed to the host runner (mirrors `ascendc_host_launch`).
-#[repr(C)]
-#[derive(Debug)]
-pub struct HostLaunch {
-    /// The kernel's name, NUL-terminated.
-    pub kernel: *const c_char,
-    /// The kernel's argument entry, called once per block.
-    pub entry: HostCall,
-    /// One pointer to each argument's bytes.
-    pub args: *const *const c_void,
-    /// Number of blocks.
-    pub block_dim: u32,
-    /// The buffer arguments.
-    pub regions: *const HostRegion,
-    /// Number of `regions`.
-    pub region_count: u32,
-    /// 1: global-memory accesses must stay inside `regions`.
-    pub check_regions: u32,
+/// A host-mode kernels library: its kernel binary (a shared object the emulator runs), its
+/// kernels, and the runtime's handles for them. The binary is loaded on the first launch
+/// (`aclrtCreateBinary`, `aclrtBinaryLoad`) and stays loaded for the process, as the kernels a
+/// CANN program registers at start-up do; each kernel's function handle
+/// (`aclrtBinaryGetFunction`) is looked up once.
+pub struct Library {
+    name: &'static str,
+    binary: fn() -> &'static [u8],
+    kernels: &'static [&'static Kernel],
+    loaded: Mutex<Loaded>,
+}
+
+impl fmt::Debug for Library {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Library")
+            .field("name", &self.name)
+            .field("binary_bytes", &(self.binary)().len())
+            .field("kernels", &self.kernels.len())
+            .finish()
+    }
+}
+
+impl Library {
+    /// Used by the generated code.
+    pub const fn new(
+        name: &'static str,
+        binary: fn() -> &'static [u8],
+        kernels: &'static [&'static Kernel],
+    ) -> Library {
+        Library {
+            name,
+            binary,
+            kernels,
+            loaded: Mutex::new(Loaded {
+                binary: 0,
+                functions: Vec::new(),
+            }),
+        }
+    }
+
+    /// The library's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The kernel binary (a shared object the emulator loads).
+    pub fn binary(&self) -> &'static [u8] {
+        (self.binary)()
+    }
+
+    /// The kernels.
+    pub fn kernels(&self) -> &'static [&'static Kernel] {
+        self.kernels
+    }
+
+    /// The function handle of kernel `name`, loading the binary first if needed. Needs the
+    /// stream's context current.
+    fn function(&self, name: &'static str) -> Result<::ascendcl::sys::aclrtFuncHandle, ::ascendcl::Error> {
+        let mut l = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(&(_, f)) = l.functions.iter().find(|(n, _)| *n == name) {
+            return Ok(f as ::ascendcl::sys::aclrtFuncHandle);
+        }
+        if l.binary == 0 {
+            let bytes = (self.binary)();
+            // SAFETY: the bytes are a static of this program; the runtime reads them during
+            // aclrtBinaryLoad only (it copies the binary), and the descriptor is destroyed after.
+            let desc =
+                unsafe { ::ascendcl::raw::aclrtCreateBinary(bytes.as_ptr().cast(), bytes.len()) };
+            if desc.is_null() {
+                return Err(::ascendcl::Error::Argument {
+                    api: "aclrtCreateBinary",
+                    reason: format!("the runtime refused the kernel binary of `{}`", self.name).into(),
+                });
+            }
+            let mut handle: ::ascendcl::sys::aclrtBinHandle = ::std::ptr::null_mut();
+            // SAFETY: a live descriptor and a valid out-pointer.
+            let loaded = unsafe { ::ascendcl::raw::aclrtBinaryLoad(desc, &mut handle) };
+            // SAFETY: the descriptor was created above and is not used again.
+            let _ = unsafe { ::ascendcl::raw::aclrtDestroyBinary(desc) };
+            loaded?;
+            l.binary = handle as usize;
+        }
+        let cname = CString::new(name).unwrap_or_default();
+        let mut f: ::ascendcl::sys::aclrtFuncHandle = ::std::ptr::null_mut();
+        // SAFETY: a binary handle of the runtime, a NUL-terminated name, a valid out-pointer.
+        unsafe {
+            ::ascendcl::raw::aclrtBinaryGetFunction(
+                l.binary as ::ascendcl::sys::aclrtBinHandle,
+                cname.as_ptr(),
+                &mut f,
+            )
+        }?;
+        l.functions.push((name, f as usize));
+        Ok(f)
+    }
+
+    /// Forgets the handles (the runtime no longer knows them: it was finalised).
+    fn forget(&self) {
+        let mut l = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        l.binary = 0;
+        l.functions.clear();
+    }
+
+    /// Launches `kernel` with `blocks` blocks on `stream` (whose context is current), one
+    /// argument per parameter: `aclrtKernelArgsInit`, `aclrtKernelArgsAppend` for each,
+    /// `aclrtKernelArgsFinalize`, `aclrtLaunchKernelWithConfig`.
+    ///
+    /// # Safety
+    /// The arguments match the kernel's parameters, and memory they point to stays valid until
+    /// the stream has run the kernel.
+    unsafe fn launch(
+        &self,
+        kernel: &'static str,
+        blocks: u32,
+        stream: ::ascendcl::sys::aclrtStream,
+        args: &[&[u8]],
+    ) -> Result<(), ::ascendcl::Error> {
+        // SAFETY: forwarded.
+        match unsafe { self.launch_once(kernel, blocks, stream, args) } {
+            Err(e) if e.code() == Some(::ascendcl::AclError::INVALID_HANDLE) => {
+                self.forget();
+                // SAFETY: forwarded.
+                unsafe { self.launch_once(kernel, blocks, stream, args) }
+            }
+            r => r,
+        }
+    }
+
+    /// # Safety
+    /// As [`Library::launch`].
+    unsafe fn launch_once(
+        &self,
+        kernel: &'static str,
+        blocks: u32,
+        stream: ::ascendcl::sys::aclrtStream,
+        args: &[&[u8]],
+    ) -> Result<(), ::ascendcl::Error> {
+        let f = self.function(kernel)?;
+        let mut handle: ::ascendcl::sys::aclrtArgsHandle = ::std::ptr::null_mut();
+        // SAFETY: a function handle of the runtime; valid out-pointers; each argument's bytes
+        // live for the call (the runtime copies them); the caller vouches for what they mean.
+        unsafe {
+            ::ascendcl::raw::aclrtKernelArgsInit(f, &mut handle)?;
+            for a in args {
+                let mut p: ::ascendcl::sys::aclrtParamHandle = ::std::ptr::null_mut();
+                ::ascendcl::raw::aclrtKernelArgsAppend(
+                    handle,
+                    a.as_ptr().cast_mut().cast(),
+                    a.len(),
+                    &mut p,
+                )?;
+            }
+            ::ascendcl::raw::aclrtKernelArgsFinalize(handle)?;
+            ::ascendcl::raw::aclrtLaunchKernelWithConfig(
+                f,
+                blocks,
+                stream,
+                ::std::ptr::null_mut(),
+                handle,
+                ::std::ptr::null_mut(),
+            )
+        }
+    }
 }
 
 /// A kernel of a generated library: its name, where it is defined, its parameters.
@@ -222,7 +357,6 @@ impl Kernel {
             scope,
             blocks,
             args: Vec::with_capacity(self.params.len()),
-            regions: Vec::new(),
             error: None,
         }
     }
@@ -271,7 +405,6 @@ pub struct Launch<'a, 'scope, 'env> {
     scope: &'a Scope<'scope, 'env>,
     blocks: u32,
     args: Vec<Vec<u8>>,
-    regions: Vec<HostRegion>,
     error: Option<KernelError>,
 }
 
@@ -325,9 +458,7 @@ impl<'a, 'scope, 'env> Launch<'a, 'scope, 'env> {
         param: &'static str,
         elem: Option<Elem>,
         ptr: *mut T,
-        len: usize,
         location: MemoryLocation,
-        writable: bool,
     ) {
         if let Some(e) = elem
             && !e.is::<T>()
@@ -357,11 +488,6 @@ impl<'a, 'scope, 'env> Launch<'a, 'scope, 'env> {
                 });
             }
         }
-        self.regions.push(HostRegion {
-            base: ptr.cast_const().cast(),
-            bytes: (len.saturating_mul(size_of::<T>())) as u64,
-            writable: u32::from(writable),
-        });
         self.args.push((ptr as usize).to_ne_bytes().to_vec());
     }
 
@@ -376,7 +502,7 @@ impl<'a, 'scope, 'env> Launch<'a, 'scope, 'env> {
             return self;
         };
         let r = src.region();
-        self.memory(name, elem, r.ptr(), r.len(), r.location(), false);
+        self.memory(name, elem, r.ptr(), r.location());
         self
     }
 
@@ -387,17 +513,16 @@ impl<'a, 'scope, 'env> Launch<'a, 'scope, 'env> {
         let Some((index, name, p)) = self.next_param() else {
             return self;
         };
-        let (elem, writable) = match p {
-            Param::Out(e) => (e, true),
-            // The kernel only reads it; an exclusive borrow covers that too.
-            Param::In(e) => (e, false),
+        let elem = match p {
+            // The kernel only reads it (`In`); an exclusive borrow covers that too.
+            Param::Out(e) | Param::In(e) => e,
             _ => {
                 self.wrong_kind(index, name, p, "a buffer (.output)");
                 return self;
             }
         };
         let r = dst.region();
-        self.memory(name, elem, r.ptr(), r.len(), r.location(), writable);
+        self.memory(name, elem, r.ptr(), r.location());
         self
     }
 
@@ -453,31 +578,51 @@ impl<'a, 'scope, 'env> Launch<'a, 'scope, 'env> {
         }
     }
 
-    /// Checks the launch and enqueues the kernel on the scope's stream. A failure of the kernel
-    /// itself (a host-mode bounds check, for example) is reported when the scope ends, as
-    /// [`ascendcl::Error::HostFnPanicked`] (see [`kernel_failure`]).
+    /// Checks the launch and enqueues the kernel on the scope's stream, as a kernel task of the
+    /// runtime. A failure of the kernel itself (a host-mode bounds check, for example) fails
+    /// that task: the scope's synchronisation returns the runtime's error (a vector-core
+    /// exception, `AclError::VECTOR_CORE_EXCEPTION`, for an AIV kernel), as on an NPU; see
+    /// [`kernel_failure`].
     pub fn run(self) -> Result<(), KernelError> {
-        let kernel = self.kernel.name;
         if let Some(e) = self.error {
             return Err(e);
         }
-        if self.args.len() != self.kernel.params.len() {
+        let args: Vec<&[u8]> = self.args.iter().map(Vec::as_slice).collect();
+        // SAFETY: every argument was checked against the kernel's parameters as it was added:
+        // buffers are device memory of the stream's device, borrowed until the scope has waited
+        // for the stream.
+        unsafe { self.kernel.dispatch(self.scope.stream(), self.blocks, &args) }
+    }
+}
+
+impl Kernel {
+    /// The checks of every launch (argument count, block count, backend), then the launch on
+    /// `stream` through the runtime (host mode) or the `<<<...>>>` launcher (NPU mode).
+    ///
+    /// # Safety
+    /// The arguments are the bytes of the kernel's parameters, and the memory they point to
+    /// stays valid and untouched by the host until the stream has run the kernel.
+    unsafe fn dispatch(
+        &'static self,
+        stream: &::ascendcl::Stream,
+        blocks: u32,
+        args: &[&[u8]],
+    ) -> Result<(), KernelError> {
+        let kernel = self.name;
+        if args.len() != self.params.len() {
             return Err(KernelError::ArgumentCount {
                 kernel,
-                expected: self.kernel.params.len(),
-                given: self.args.len(),
+                expected: self.params.len(),
+                given: args.len(),
             });
         }
-        if self.blocks == 0 {
+        if blocks == 0 {
             return Err(KernelError::ZeroBlocks { kernel });
         }
-        if self.blocks > MAX_BLOCKS {
-            return Err(KernelError::TooManyBlocks {
-                kernel,
-                blocks: self.blocks,
-            });
+        if blocks > MAX_BLOCKS {
+            return Err(KernelError::TooManyBlocks { kernel, blocks });
         }
-        let mode = self.kernel.mode();
+        let mode = self.mode();
         let backend = ::ascendcl::sys::active().map(|b| b.kind);
         if !backend.is_some_and(|k| mode.runs_on(k)) {
             return Err(KernelError::WrongBackend {
@@ -486,111 +631,128 @@ impl<'a, 'scope, 'env> Launch<'a, 'scope, 'env> {
                 backend,
             });
         }
-        // Kernel output goes to the C stdout: what Rust has buffered must reach it first.
+        // Kernel output is written after the program's: what Rust has buffered goes first.
         let _ = ::std::io::Write::flush(&mut ::std::io::stdout());
-        let scope = self.scope;
         let runtime = |source| KernelError::Runtime { kernel, source };
-        match self.kernel.imp {
-            Imp::Host { call, run, .. } => {
-                let job = HostJob {
-                    kernel: CString::new(kernel).unwrap_or_default(),
-                    call,
-                    run,
-                    args: self.args,
-                    regions: self.regions,
-                    blocks: self.blocks,
-                };
-                scope
-                    .launch_host_fn(move || job.execute())
-                    .map(drop)
-                    .map_err(runtime)
+        stream.make_current().map_err(runtime)?;
+        match self.imp {
+            Imp::Host { library, .. } => {
+                // SAFETY: forwarded; the runtime copies the argument values during the call.
+                unsafe { library.launch(kernel, blocks, stream.as_raw(), args) }.map_err(runtime)
             }
             Imp::Npu { launch, .. } => {
-                scope.stream().make_current().map_err(runtime)?;
-                let ptrs: Vec<*const c_void> =
-                    self.args.iter().map(|a| a.as_ptr().cast()).collect();
-                // SAFETY: every argument was checked against the kernel's parameters: buffers
-                // are device memory of the stream's device, borrowed until the scope has waited
-                // for the stream; the launcher copies the argument values before returning.
-                unsafe { launch(self.blocks, scope.as_raw(), ptrs.as_ptr()) };
+                let ptrs: Vec<*const c_void> = args.iter().map(|a| a.as_ptr().cast()).collect();
+                // SAFETY: forwarded; the launcher copies the argument values before returning.
+                unsafe { launch(blocks, stream.as_raw(), ptrs.as_ptr()) };
                 Ok(())
             }
         }
     }
-}
 
-/// A host-mode launch moved onto the stream's host-function thread.
-struct HostJob {
-    kernel: CString,
-    call: HostCall,
-    run: HostRun,
-    args: Vec<Vec<u8>>,
-    regions: Vec<HostRegion>,
-    blocks: u32,
-}
-
-// SAFETY: the raw pointers are addresses of device memory (host memory on the emulator) that
-// the launching scope borrows until it has waited for the stream, which is after this job ran;
-// nothing else in the job is tied to a thread.
-unsafe impl Send for HostJob {}
-
-/// Prefix of the host function panic message of a failed kernel.
-const FAILED: &str = "kernel failed: ";
-
-impl HostJob {
-    fn execute(self) {
-        let ptrs: Vec<*const c_void> = self.args.iter().map(|a| a.as_ptr().cast()).collect();
-        let launch = HostLaunch {
-            kernel: self.kernel.as_ptr(),
-            entry: self.call,
-            args: ptrs.as_ptr(),
-            block_dim: self.blocks,
-            regions: self.regions.as_ptr(),
-            region_count: self.regions.len() as u32,
-            check_regions: 1,
+    /// Enqueues the kernel on `stream` with `blocks` blocks and its arguments given as the bytes
+    /// of each parameter (a device address as its 8 bytes), without a scope and without the
+    /// checks of the builder beyond the argument count and sizes, the block count and the
+    /// backend.
+    ///
+    /// # Safety
+    /// The arguments are the kernel's parameters, and the memory they point to stays valid and
+    /// untouched by the host until the stream has run the kernel (a later synchronisation of the
+    /// stream returned).
+    pub unsafe fn launch_unchecked(
+        &'static self,
+        stream: &::ascendcl::Stream,
+        blocks: u32,
+        args: &[&[u8]],
+    ) -> Result<(), KernelError> {
+        let sizes = match self.imp {
+            Imp::Host { sizes, .. } | Imp::Npu { sizes, .. } => sizes(),
         };
-        let mut message = vec![0u8; 2048];
-        // SAFETY: `launch` points to live argument storage; the buffers it names are borrowed by
-        // the scope that enqueued this job until the stream has run it; `message` holds
-        // `message.len()` bytes.
-        let rc = unsafe { (self.run)(&launch, message.as_mut_ptr().cast(), message.len()) };
-        if rc != 0 {
-            let end = message
-                .iter()
-                .position(|&b| b == 0)
-                .unwrap_or(message.len());
-            let text = String::from_utf8_lossy(&message[..end]).into_owned();
-            // Fails the host function without running the panic hook: the stream's next
-            // synchronisation (the end of the scope) reports it.
-            ::std::panic::resume_unwind(Box::new(format!(
-                "{FAILED}{}: {text}",
-                self.kernel.to_string_lossy()
-            )));
+        for (i, (a, &size)) in args.iter().zip(sizes).enumerate() {
+            if a.len() != size as usize {
+                return Err(KernelError::ValueSize {
+                    kernel: self.name,
+                    param: self.params.get(i).map_or("?", |p| p.0),
+                    expected: size as usize,
+                    given: a.len(),
+                });
+            }
         }
+        // SAFETY: forwarded.
+        unsafe { self.dispatch(stream, blocks, args) }
     }
 }
 
-/// The kernel failure a scope reported, if `error` is one: `Some("<kernel>: <what happened>")`.
+/// The description of a kernel failure in the runtime's message, if `error` is one:
+/// `Some("<kernel>: block i of n: <what happened>")`. The emulator reports a failed block as
+/// `kernel failed: <kernel>: block i of n: <what>` in the message of the synchronisation that
+/// returns the vector-core (or AI-core) exception; the real runtime's messages differ, and give
+/// `None`.
 pub fn kernel_failure(error: &::ascendcl::Error) -> Option<&str> {
-    match error {
-        ::ascendcl::Error::HostFnPanicked { message } => message.strip_prefix(FAILED),
-        _ => None,
+    use ::ascendcl::AclError;
+    let code = error.code()?;
+    if code != AclError::VECTOR_CORE_EXCEPTION && code != AclError::AICORE_EXCEPTION {
+        return None;
     }
+    const MARK: &str = "kernel failed: ";
+    let text = error.runtime_message()?;
+    let line = text.lines().find(|l| l.contains(MARK))?;
+    let rest = &line[line.find(MARK)? + MARK.len()..];
+    Some(rest.rfind(" (ACL_ERROR").map_or(rest, |end| &rest[..end]))
 }
 
-/// Enqueues a host function for a `<<<...>>>` launch made by C++ code (host mode).
-pub fn enqueue_raw(
+/// Launches a kernel of `library` for a `<<<...>>>` launch made by C++ code (host mode): the
+/// arguments come packed (each parameter at the next multiple of 8 bytes, ascendc_host/binary.h)
+/// and are appended one by one. Returns the runtime's code.
+pub fn enqueue_packed(
+    library: &'static Library,
     stream: *mut c_void,
-    func: Option<unsafe extern "C" fn(*mut c_void)>,
-    arg: *mut c_void,
+    name: *const c_char,
+    blocks: u32,
+    args: *const c_void,
+    bytes: usize,
 ) -> i32 {
-    let _ = ::std::io::Write::flush(&mut ::std::io::stdout());
-    match ::ascendcl::sys::try_api() {
-        // SAFETY: the C++ launcher passes its caller's stream and a job that stays alive until
-        // `func` has run it; the runtime checks the stream handle.
-        Some(api) => unsafe { (api.aclrtLaunchHostFunc)(stream, func, arg) },
-        None => ::ascendcl::sys::ACL_ERROR_UNINITIALIZE,
-    }
+    let run = || -> i32 {
+        let _ = ::std::io::Write::flush(&mut ::std::io::stdout());
+        if name.is_null() || (args.is_null() && bytes > 0) {
+            return ::ascendcl::AclError::INVALID_PARAM.0;
+        }
+        // SAFETY: the C++ launcher passes the kernel's name as a NUL-terminated literal.
+        let name = unsafe { ::std::ffi::CStr::from_ptr(name) };
+        let Some(kernel) = library
+            .kernels
+            .iter()
+            .find(|k| k.name.as_bytes() == name.to_bytes())
+        else {
+            return ::ascendcl::AclError::PARAM_INVALID.0;
+        };
+        let packed: &[u8] = if bytes == 0 {
+            &[]
+        } else {
+            // SAFETY: the C++ launcher passes its buffer of `bytes` bytes for the call.
+            unsafe { ::std::slice::from_raw_parts(args.cast::<u8>(), bytes) }
+        };
+        let sizes = match kernel.imp {
+            Imp::Host { sizes, .. } | Imp::Npu { sizes, .. } => sizes(),
+        };
+        let mut split = Vec::with_capacity(kernel.params.len());
+        let mut at = 0usize;
+        for &size in sizes.iter().take(kernel.params.len()) {
+            at = (at + 7) & !7;
+            let Some(a) = packed.get(at..at + size as usize) else {
+                return ::ascendcl::AclError::PARAM_INVALID.0;
+            };
+            split.push(a);
+            at += size as usize;
+        }
+        // SAFETY: the C++ launcher converted each argument to its parameter's type; what the
+        // pointers among them point to is the C++ caller's contract, as with `<<<...>>>`.
+        match unsafe { library.launch(kernel.name, blocks, stream, &split) } {
+            Ok(()) => 0,
+            Err(e) => e.code().map_or(::ascendcl::AclError::RT_INTERNAL_ERROR.0, |c| c.0),
+        }
+    };
+    // Called from C++: nothing may unwind out of it.
+    ::std::panic::catch_unwind(run).unwrap_or(::ascendcl::AclError::RT_INTERNAL_ERROR.0)
 }
 
 /// Why a launch was refused or failed to enqueue.

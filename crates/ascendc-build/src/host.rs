@@ -1,6 +1,7 @@
-//! Host mode: the kernel sources, with their `<<<...>>>` launches rewritten and an argument
-//! entry appended per kernel, compiled by the host C++ compiler (the `cc` crate) against the
-//! AscendC host layer, into one static library.
+//! Host mode: the kernel sources, with their `<<<...>>>` launches rewritten and an entry of the
+//! binary ABI appended per kernel, compiled by the host C++ compiler (the `cc` crate) against the
+//! AscendC host layer, into a static library (the host-side code linked into the crate) and a
+//! kernel binary (a shared object the emulator loads and launches from).
 
 use crate::parse::{Scan, rewrite_launches};
 use crate::{Build, Error, codegen, include_dir, write};
@@ -35,12 +36,35 @@ pub(crate) fn host_unit(prefix: &str, source: &Source) -> String {
     unit
 }
 
+/// The file name of a library's kernel binary in its directory.
+pub(crate) fn binary_name(prefix: &str) -> String {
+    format!("lib{prefix}.so")
+}
+
+/// A `cc` build with what both steps share: C++, the target and host, the output directory.
+fn base(cfg: &Build, dir: &Path) -> cc::Build {
+    let mut cc = cc::Build::new();
+    cc.cpp(true)
+        .cargo_metadata(!cfg.no_metadata)
+        .out_dir(dir.join("obj"));
+    if let Some(t) = cfg.env_or(&cfg.target, "TARGET") {
+        cc.target(&t);
+    }
+    if let Some(h) = cfg.env_or(&cfg.host, "HOST") {
+        cc.host(&h);
+    }
+    cc
+}
+
+/// Compiles the sources once, then (1) archives them into the static library linked into the
+/// crate (host-side C++ code, `<<<...>>>` launches) and (2) links them with the kernel table into
+/// the kernel binary the runtime loads (`lib<prefix>.so` in `dir`). Returns the binary's path.
 pub(crate) fn build(
     cfg: &Build,
     prefix: &str,
     dir: &Path,
     sources: &[Source],
-) -> Result<(), Error> {
+) -> Result<PathBuf, Error> {
     let src_dir = dir.join("host");
     let mut units = Vec::new();
     for (i, s) in sources.iter().enumerate() {
@@ -53,29 +77,24 @@ pub(crate) fn build(
         write(&unit, &host_unit(prefix, s))?;
         units.push(unit);
     }
-    let runtime = src_dir.join("runtime.cpp");
-    write(&runtime, &codegen::host_runtime(prefix))?;
-    units.push(runtime);
+    let kernels: Vec<_> = sources.iter().flat_map(|s| s.scan.kernels.iter()).collect();
+    let table = src_dir.join("binary_table.cpp");
+    write(&table, &codegen::host_binary_table(prefix, &kernels))?;
 
-    let mut cc = cc::Build::new();
-    cc.cpp(true)
-        .std("c++17")
+    let mut cc = base(cfg, dir);
+    cc.std("c++17")
         .warnings(false)
-        .cargo_metadata(!cfg.no_metadata)
-        .out_dir(dir.join("obj"))
         .include(include_dir())
         .define("ASCENDC_HOST", "1")
         .define(
             "ASCENDC_HOST_ENQUEUE",
             format!("{prefix}__enqueue").as_str(),
         )
-        .flag_if_supported("-pthread");
-    if let Some(t) = cfg.env_or(&cfg.target, "TARGET") {
-        cc.target(&t);
-    }
-    if let Some(h) = cfg.env_or(&cfg.host, "HOST") {
-        cc.host(&h);
-    }
+        .pic(true)
+        .flag_if_supported("-pthread")
+        // Only the kernel table leaves the binary; nothing of it interposes on the program.
+        .flag_if_supported("-fvisibility=hidden")
+        .flag_if_supported("-fvisibility-inlines-hidden");
     // Host kernels are the emulated device: optimised even in a debug build, unless asked.
     cc.opt_level_str(cfg.opt_level.as_deref().unwrap_or("2"));
     for dir in &cfg.includes {
@@ -97,7 +116,8 @@ pub(crate) fn build(
     for unit in &units {
         cc.file(unit);
     }
-    cc.try_compile(prefix).map_err(|e| {
+    cc.file(&table);
+    let compiler_failed = |e: &dyn std::fmt::Display| {
         Error::new(format!(
             "the host C++ compiler failed on the kernels (host mode, AscendC host layer in {}): {e}\n\
              The compiler's messages are above. Set CXX to choose another compiler; set \
@@ -105,5 +125,46 @@ pub(crate) fn build(
             include_dir().display(),
             crate::ENV_MODE
         ))
-    })
+    };
+    let objects = cc
+        .try_compile_intermediates()
+        .map_err(|e| compiler_failed(&e))?;
+    let (table_obj, unit_objs) = objects
+        .split_last()
+        .ok_or_else(|| Error::new("the C++ compiler produced no objects"))?;
+
+    // (1) The static library of the crate.
+    let mut archive = base(cfg, dir);
+    archive.objects(unit_objs);
+    archive
+        .try_compile(prefix)
+        .map_err(|e| Error::new(format!("archiving the host kernels failed: {e}")))?;
+
+    // (2) The kernel binary.
+    let binary = dir.join(binary_name(prefix));
+    let tool = cc.try_get_compiler().map_err(|e| compiler_failed(&e))?;
+    let mut link = tool.to_command();
+    let macos = cfg
+        .env_or(&cfg.target, "TARGET")
+        .is_some_and(|t| t.contains("apple"));
+    link.arg(if macos { "-dynamiclib" } else { "-shared" })
+        .arg("-o")
+        .arg(&binary)
+        .args(unit_objs)
+        .arg(table_obj)
+        .arg("-pthread");
+    let out = link.output().map_err(|e| {
+        Error::new(format!(
+            "cannot run the C++ compiler to link the kernel binary {}: {e}",
+            binary.display()
+        ))
+    })?;
+    if !out.status.success() {
+        return Err(Error::new(format!(
+            "linking the kernel binary {} failed:\n{}\nSet CXX to choose another compiler.",
+            binary.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    Ok(binary)
 }

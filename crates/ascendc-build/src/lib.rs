@@ -27,10 +27,13 @@
 //!   through CMake (the `cmake` crate), and the launchers use `<<<blockDim, l2ctrl, stream>>>`.
 //! * **Host** ([`Mode::Host`]): otherwise. The same sources are compiled by the host C++ compiler
 //!   (the `cc` crate; no cmake needed) against this crate's AscendC host layer
-//!   ([`include_dir`]); kernels run on the emulator, every block on a pool of host threads. The
-//!   `kernel<<<blockDim, l2ctrl, stream>>>(args...)` launches of host-side wrappers in the
-//!   sources are rewritten into host launches, so a kernel file written for CANN builds
-//!   unchanged.
+//!   ([`include_dir`]) into a static library (the host-side C++) and a kernel binary
+//!   ([`Output::binary`]): a shared object with one entry per kernel (the binary ABI of
+//!   `include/ascendc_host/binary.h`) that the emulator loads and launches as the runtime does,
+//!   every block on a pool of host threads, a failing kernel failing the stream's task with the
+//!   runtime's code. The `kernel<<<blockDim, l2ctrl, stream>>>(args...)` launches of host-side
+//!   wrappers in the sources are rewritten into launches through the runtime, so a kernel file
+//!   written for CANN builds unchanged.
 //!
 //! The mode is [`Build::mode`], else `$ASCENDC_BUILD_MODE` (`auto`, `host`, `npu`), else `auto`.
 //!
@@ -53,8 +56,11 @@
 //!
 //! Launches go through the scope, so the buffers stay borrowed until the stream has run the
 //! kernel; an element type that does not match does not compile; a buffer of another device
-//! or host memory is a typed error before anything is enqueued. See `docs/kernels.md` of the
-//! repository for the supported AscendC API of the host layer.
+//! or host memory is a typed error before anything is enqueued. In host mode a launch is
+//! `aclrtKernelArgs*` and `aclrtLaunchKernelWithConfig` on the library's binary (loaded once);
+//! a kernel that fails makes the scope's synchronisation return the runtime's error. See
+//! `docs/kernels.md` of the repository for the binary ABI and the supported AscendC API of the
+//! host layer.
 #![warn(missing_docs)]
 
 mod codegen;
@@ -150,10 +156,23 @@ pub struct Output {
     pub mode: Mode,
     /// The generated Rust module (what [`include_kernels!`] includes).
     pub rust_file: PathBuf,
+    /// The kernel binary (host mode): a shared object the emulator loads with
+    /// `aclrtBinaryLoadFromFile` (or from its bytes), one entry per kernel. The generated module
+    /// embeds it; a program may also load it by path (`ascendcl::Module::load`).
+    pub binary: Option<PathBuf>,
     /// The kernels, in source order.
     pub kernels: Vec<KernelInfo>,
     /// The SoC (NPU mode).
     pub soc_version: Option<String>,
+    /// Where the SoC came from (`Build::soc_version`, `$SOC_VERSION`, `npu-smi info`, the
+    /// install's platform configuration; NPU mode).
+    pub soc_origin: Option<String>,
+    /// The CANN install root (NPU mode).
+    pub cann_root: Option<PathBuf>,
+    /// The directory of `ascendc.cmake` (NPU mode).
+    pub ascendc_cmake_dir: Option<PathBuf>,
+    /// The cmake binary that built the kernels (NPU mode; host mode needs none).
+    pub cmake: Option<PathBuf>,
     /// Things in the sources the build could not use (also printed as cargo warnings).
     pub notes: Vec<String>,
 }
@@ -377,14 +396,13 @@ impl Build {
         }
 
         let mode = self.choose_mode()?;
-        let soc_version = match &mode {
-            Chosen::Host => {
-                host::build(self, &prefix, &lib_dir, &sources)?;
-                None
-            }
+        let mut npu_info = None;
+        let binary = match &mode {
+            Chosen::Host => Some(host::build(self, &prefix, &lib_dir, &sources)?),
             Chosen::Npu(tc, soc) => {
-                npu::build(self, &prefix, &lib_dir, &sources, tc, soc)?;
-                Some(soc.version.clone())
+                let cmake = npu::build(self, &prefix, &lib_dir, &sources, tc, soc)?;
+                npu_info = Some((soc.clone(), tc.root.clone(), tc.cmake_dir.clone(), cmake));
+                None
             }
         };
         let mode = match mode {
@@ -403,7 +421,17 @@ impl Build {
             .collect();
         let rt_file = format!("{GEN_DIR}/rt.rs");
         write(&out_dir.join(&rt_file), RT_SOURCE)?;
-        let rust = codegen::rust_module(name, &prefix, mode, &located, &rt_file);
+        let binary_rel = binary
+            .as_ref()
+            .map(|_| format!("{GEN_DIR}/{name}/{}", host::binary_name(&prefix)));
+        let rust = codegen::rust_module(
+            name,
+            &prefix,
+            mode,
+            &located,
+            &rt_file,
+            binary_rel.as_deref(),
+        );
         let rust_file = gen_dir.join(format!("{name}.rs"));
         write(&rust_file, &rust)?;
         let kernels = located
@@ -419,11 +447,20 @@ impl Build {
                     .all(|p| p.kind != parse::ParamKind::Other),
             })
             .collect();
+        let (soc, cann_root, ascendc_cmake_dir, cmake) = match npu_info {
+            Some((soc, root, dir, cmake)) => (Some(soc), Some(root), Some(dir), Some(cmake)),
+            None => (None, None, None, None),
+        };
         Ok(Output {
             mode,
             rust_file,
+            binary,
             kernels,
-            soc_version,
+            soc_version: soc.as_ref().map(|s| s.version.clone()),
+            soc_origin: soc.map(|s| s.origin),
+            cann_root,
+            ascendc_cmake_dir,
+            cmake,
             notes,
         })
     }

@@ -5,7 +5,7 @@
 use crate::detect::{Soc, Toolchain, find_cmake, lib_name};
 use crate::host::Source;
 use crate::{Build, Error, codegen, write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The CMake project for the wrappers.
 pub(crate) fn cmake_lists(target: &str, wrappers: &[String], cfg: &Build) -> String {
@@ -54,6 +54,7 @@ pub(crate) fn cmake_lists(target: &str, wrappers: &[String], cfg: &Build) -> Str
     )
 }
 
+/// Builds the kernels with CMake and prints the link lines; returns the cmake binary it ran.
 pub(crate) fn build(
     cfg: &Build,
     prefix: &str,
@@ -61,7 +62,7 @@ pub(crate) fn build(
     sources: &[Source],
     tc: &Toolchain,
     soc: &Soc,
-) -> Result<(), Error> {
+) -> Result<PathBuf, Error> {
     let (cmake_env, path) = Build::cmake_env();
     let cmake = find_cmake(cmake_env, path).map_err(Error::new)?;
     let project = dir.join("npu");
@@ -183,7 +184,7 @@ pub(crate) fn build(
         meta(format!("rustc-link-lib=dylib={n}"));
     }
     meta("rustc-link-lib=dylib=stdc++".to_string());
-    Ok(())
+    Ok(cmake)
 }
 
 #[cfg(test)]

@@ -113,8 +113,22 @@ fn npu_mode_through_a_stand_in_ascendc_cmake_and_the_failures_users_meet() {
     assert_eq!(out.kernels.len(), 1);
     assert!(out.kernels[0].typed_launcher);
     let rust = std::fs::read_to_string(&out.rust_file).unwrap();
-    assert!(rust.contains("fn ascendc_build_t_k__add(args"), "{rust}");
+    assert!(
+        rust.contains("Library::new(\"k\", __binary, &[&ADD])"),
+        "{rust}"
+    );
     assert!(rust.contains("pub fn add<'scope, 'env>("), "{rust}");
+    // The kernel binary the emulator loads, with its table.
+    let binary = out
+        .binary
+        .as_ref()
+        .expect("host mode links a kernel binary");
+    let bytes = std::fs::read(binary).unwrap();
+    assert!(
+        bytes.windows(22).any(|w| w == b"ascendc_host_binary_v1"),
+        "{} exports no kernel table",
+        binary.display()
+    );
 
     // NPU asked for without an install: say where CANN was looked for and what to set.
     let err = build(&tmp.path().join("out-1"), &kernel, &inc)
@@ -185,6 +199,17 @@ fn npu_mode_through_a_stand_in_ascendc_cmake_and_the_failures_users_meet() {
     let out = build(&out_dir, &kernel, &inc).try_compile("k").unwrap();
     assert_eq!(out.mode, Mode::Npu);
     assert_eq!(out.soc_version.as_deref(), Some("Ascend910B2"));
+    // What the build found, for the crate's build information; no kernel binary file in NPU
+    // mode (the kernels are linked into the crate).
+    assert_eq!(out.soc_origin.as_deref(), Some("$SOC_VERSION"));
+    assert_eq!(out.cann_root.as_deref(), Some(root.as_path()));
+    assert!(
+        out.ascendc_cmake_dir
+            .as_ref()
+            .is_some_and(|d| d.join("ascendc.cmake").is_file())
+    );
+    assert_eq!(out.cmake.as_deref(), Some(cmake.as_path()));
+    assert_eq!(out.binary, None);
     let calls =
         std::fs::read_to_string(out_dir.join("ascendc-build/k/cmake/build/ascendc_calls.txt"))
             .unwrap();

@@ -1,6 +1,7 @@
 //! The launch support that ascendc-build writes next to every generated module
-//! (`rt/launch.rs`), tested on the emulator with a hand-written kernel descriptor whose host
-//! entry and block runner are Rust functions (no C++ involved).
+//! (`rt/launch.rs`), tested on the emulator with hand-written kernel descriptors whose library is
+//! a kernel binary written directly against the binary ABI (tests/cpp/abi_kernels.cpp, compiled
+//! here with `$CXX`, else `c++`), without the host layer.
 
 #[allow(dead_code)]
 mod rt {
@@ -8,54 +9,40 @@ mod rt {
 }
 
 use ascendcl::{DeviceBuffer, HostBuffer, MallocPolicy, Runtime};
-use rt::{Elem, Imp, Kernel, KernelError, Param};
-use std::cell::Cell;
-use std::ffi::{CStr, c_char, c_void};
+use rt::{Elem, Imp, Kernel, KernelError, Library, Param};
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
 
-thread_local! {
-    static BLOCK: Cell<u32> = const { Cell::new(0) };
-}
-
-/// `fill(__gm__ uint32_t* p, uint32_t v)`: block b stores v + b at p[b].
-unsafe extern "C" fn fill_entry(args: *const *const c_void) {
-    // SAFETY: the launch passes two arguments: the bytes of a device address (host memory on the
-    // emulator) holding at least `blocks` u32s, and the bytes of a u32.
-    unsafe {
-        let p = (*args).cast::<usize>().read_unaligned() as *mut u32;
-        let v = (*args.add(1)).cast::<u32>().read_unaligned();
-        let b = BLOCK.get();
-        p.add(b as usize).write(v + b);
-    }
-}
-
-/// Runs every block in turn, like the C++ runner without its checks.
-unsafe extern "C" fn serial_run(l: *const rt::HostLaunch, _msg: *mut c_char, _cap: usize) -> i32 {
-    // SAFETY: the launch is live for the call.
-    let l = unsafe { &*l };
-    assert_eq!(l.region_count, 1);
-    assert_eq!(l.check_regions, 1);
-    // SAFETY: one region, as asserted.
-    let region = unsafe { *l.regions };
-    assert_eq!(region.writable, 1);
-    for b in 0..l.block_dim {
-        BLOCK.set(b);
-        // SAFETY: the entry's contract is the launch's.
-        unsafe { (l.entry)(l.args) };
-    }
-    0
-}
-
-/// Fails with a message naming the kernel.
-unsafe extern "C" fn failing_run(l: *const rt::HostLaunch, msg: *mut c_char, cap: usize) -> i32 {
-    // SAFETY: the launch and its NUL-terminated name are live for the call.
-    let name = unsafe { CStr::from_ptr((*l).kernel) }
-        .to_string_lossy()
-        .into_owned();
-    let text = format!("block 1 of 2: {name} went wrong\0");
-    assert!(text.len() <= cap);
-    // SAFETY: `msg` holds `cap` bytes.
-    unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), msg.cast::<u8>(), text.len()) };
-    1
+/// The bytes of the test binary, compiled once.
+fn binary() -> &'static [u8] {
+    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
+    BYTES.get_or_init(|| {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let so = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ascendc_build_abi_kernels.so");
+        let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+        let out = Command::new(&cxx)
+            .args([
+                "-std=c++17",
+                "-shared",
+                "-fPIC",
+                "-fvisibility=hidden",
+                "-O1",
+                "-I",
+            ])
+            .arg(manifest.join("include"))
+            .arg(manifest.join("tests/cpp/abi_kernels.cpp"))
+            .arg("-o")
+            .arg(&so)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run the C++ compiler {cxx}: {e}"));
+        assert!(
+            out.status.success(),
+            "abi_kernels.cpp does not compile:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read(&so).unwrap()
+    })
 }
 
 fn sizes() -> &'static [u32] {
@@ -67,13 +54,14 @@ const PARAMS: &[(&str, Param)] = &[
     ("v", Param::Scalar(Elem::of::<u32>("u32"))),
 ];
 
+static LIBRARY: Library = Library::new("abi", binary, &[&FILL, &BROKEN]);
+
 static FILL: Kernel = Kernel::new(
     "fill",
     "test.cpp:1",
     PARAMS,
     Imp::Host {
-        call: fill_entry,
-        run: serial_run,
+        library: &LIBRARY,
         sizes,
     },
 );
@@ -83,8 +71,7 @@ static BROKEN: Kernel = Kernel::new(
     "test.cpp:2",
     PARAMS,
     Imp::Host {
-        call: fill_entry,
-        run: failing_run,
+        library: &LIBRARY,
         sizes,
     },
 );
@@ -122,10 +109,12 @@ fn kernel_failure_is_reported_when_the_scope_ends() {
             Ok(())
         })
         .unwrap_err();
-    assert!(
-        matches!(err, ascendcl::Error::HostFnPanicked { .. }),
+    assert_eq!(
+        err.code(),
+        Some(ascendcl::AclError::VECTOR_CORE_EXCEPTION),
         "{err:?}"
     );
+    assert_eq!(err.api(), Some("aclrtSynchronizeStream"), "{err:?}");
     assert_eq!(
         rt::kernel_failure(&err),
         Some("broken: block 1 of 2: broken went wrong")

@@ -196,6 +196,20 @@ fn local_overrun_fails_the_launch_and_spares_the_other_blocks() {
 }
 
 #[test]
+fn kernel_failures_carry_the_runtime_codes() {
+    assert_eq!(
+        run(&["codes"]),
+        "local: ACL_ERROR_RT_VECTOR_CORE_EXCEPTION (507035): local_overrun: block 2 of 4: \
+         LocalTensor::GetValue: index 64 out of range [0, 64)\n\
+         global: ACL_ERROR_RT_VECTOR_CORE_EXCEPTION (507035): gm_overrun: block 0 of 1: \
+         GlobalTensor::SetValue: global memory\n\
+         cube: ACL_ERROR_RT_AICORE_EXCEPTION (507015): cube_trap: block 0 of 1: Trap()\n\
+         in range: no error\n\
+         codes: out=[1.0, 1.0, 0.0, 1.0]\n"
+    );
+}
+
+#[test]
 fn writing_a_const_parameter_fails_the_launch() {
     assert_eq!(
         run(&["write_input"]),

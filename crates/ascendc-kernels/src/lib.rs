@@ -1,30 +1,30 @@
 //! The AscendC kernels of the CANN runtime's memory samples, `DeviceWrite` and `DeviceRead`,
-//! built for the NPU with CMake or for the host with the C++ compiler, and callable from safe Rust.
+//! built by `ascendc-build` for the NPU (CANN's `ascendc_library()`) or for the host (the C++
+//! compiler), and callable from safe Rust.
 //!
 //! | kernel (cpp/kernels/write_read_value.cpp) | what it does | Rust |
 //! |---|---|---|
 //! | `DeviceWrite(__gm__ int* p, int v)` | `p[block_idx] = v`, prints `Source data: v` | [`write_value`] |
-//! | `DeviceRead(__gm__ int* p)` | prints `Destination data: p[block_idx]` | [`read_value`] |
+//! | `DeviceRead(__gm__ const int* p)` | prints `Destination data: p[block_idx]` | [`read_value`] |
 //!
-//! # Two build modes, one API
+//! # Built by ascendc-build
 //!
-//! The build script picks the mode ([`mode`]); docs/kernels.md has the details.
+//! The build script is `ascendc-build`'s [`Build`](https://docs.rs/ascendc-build): the launchers
+//! are generated from the kernels' signatures and this crate adds the sample's own checks (block
+//! `i` uses element `i`). [`mode`] says how the kernels were built, [`build_info`] what the build
+//! found; docs/kernels.md has the details.
 //!
 //! * [`Mode::Npu`]: a CANN install with `ascendc.cmake` was found at build time. The kernels are
 //!   compiled by CANN's `ascendc_library()` for `SOC_VERSION`, and launched with
-//!   `<<<blockDim, nullptr, stream>>>` from two `extern "C"` launchers. They run on the NPU, on
-//!   the CANN backend.
+//!   `<<<blockDim, nullptr, stream>>>`. They run on the NPU, on the CANN backend.
 //! * [`Mode::Host`]: otherwise. The same kernel sources are compiled by the host C++ compiler
-//!   against a small compatibility header (`block_idx`, `__gm__`, `__aicore__`, `__global__`,
-//!   `AscendC::printf`). A launch enqueues one host function on the stream
-//!   (`aclrtLaunchHostFunc`, [`Stream::launch_host_fn`]); when the stream reaches it, it runs
-//!   every block in turn, each with its own `block_idx`. They run on the emulator backend, whose
-//!   device memory is host memory.
+//!   against the AscendC host layer into a kernel binary that the emulator runs: a launch is a
+//!   kernel task on the stream (`aclrtLaunchKernelWithConfig`), its blocks on the emulator's
+//!   threads, each with its own `block_idx`, their `printf` lines written in block order after
+//!   the kernel (through Rust's stdout, so tests capture them like any other output).
 //!
-//! Either way a launch is ordered with the stream's other work, and the kernels' `printf` lines
-//! reach stdout in order with the program's own output: the host build writes each line through
-//! Rust's `print!` (so tests capture it like any other output), and a launch flushes Rust's
-//! stdout first.
+//! Either way a launch is ordered with the stream's other work, and a kernel that fails makes
+//! the stream's synchronisation fail with the runtime's error.
 //!
 //! # Launches borrow like asynchronous copies
 //!
@@ -63,51 +63,20 @@ use ascendcl::{
     Scope, Stream,
 };
 use std::fmt;
-use std::io::Write;
 
-/// How the kernels of this build were compiled, and so where they can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Mode {
-    /// Compiled for the host CPU; run by the emulator backend.
-    Host,
-    /// Compiled by CANN's `ascendc_library()`; run on an NPU by the CANN backend.
-    Npu,
+/// The launchers `ascendc-build` generated for cpp/kernels/write_read_value.cpp.
+#[allow(non_snake_case, dead_code)]
+mod kernels {
+    include!(concat!(env!("OUT_DIR"), "/ascendc-build/kernels.rs"));
 }
 
-impl Mode {
-    /// The short name: `host` or `npu`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Host => "host",
-            Mode::Npu => "npu",
-        }
-    }
-
-    /// Whether kernels of this mode can run on a backend of `kind`.
-    pub fn runs_on(self, kind: BackendKind) -> bool {
-        match self {
-            Mode::Host => kind == BackendKind::Emulator,
-            Mode::Npu => matches!(kind, BackendKind::Cann | BackendKind::Linked),
-        }
-    }
-}
-
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Mode::Host => "host (kernels compiled for the host CPU, run on the emulator)",
-            Mode::Npu => "npu (kernels compiled by ascendc_library for the NPU)",
-        })
-    }
-}
+/// How the kernels of this build were compiled, and so where they can run (`host` or `npu`;
+/// [`Mode::runs_on`] says on which backend).
+pub use kernels::Mode;
 
 /// The mode the build script compiled the kernels in.
 pub const fn mode() -> Mode {
-    if cfg!(ascendc_kernels_npu) {
-        Mode::Npu
-    } else {
-        Mode::Host
-    }
+    kernels::MODE
 }
 
 /// What the build script found and used.
@@ -118,7 +87,7 @@ pub struct BuildInfo {
     pub mode: Mode,
     /// The SoC the kernels were compiled for (NPU mode).
     pub soc_version: Option<&'static str>,
-    /// Where the SoC version came from (`$SOC_VERSION`, a file, `npu-smi info`, ...).
+    /// Where the SoC version came from (`$SOC_VERSION`, `npu-smi info`, ...).
     pub soc_origin: Option<&'static str>,
     /// The directory of `ascendc.cmake` (NPU mode).
     pub ascendc_cmake_dir: Option<&'static str>,
@@ -127,6 +96,8 @@ pub struct BuildInfo {
     /// The cmake binary that built the kernels (NPU mode; host mode compiles them with the C++
     /// compiler directly).
     pub cmake: Option<&'static str>,
+    /// The kernel binary the emulator loads (host mode).
+    pub binary: Option<&'static str>,
 }
 
 const fn non_empty(s: &'static str) -> Option<&'static str> {
@@ -142,6 +113,7 @@ pub const fn build_info() -> BuildInfo {
         ascendc_cmake_dir: non_empty(env!("ASCENDC_KERNELS_ASCENDC_CMAKE_DIR")),
         cann_root: non_empty(env!("ASCENDC_KERNELS_CANN_ROOT")),
         cmake: non_empty(env!("ASCENDC_KERNELS_CMAKE")),
+        binary: non_empty(env!("ASCENDC_KERNELS_BINARY")),
     }
 }
 
@@ -242,8 +214,8 @@ impl fmt::Display for KernelError {
                          ASCENDCL_BACKEND=emulator"
                     }
                     Mode::Npu => {
-                        "run on the CANN backend, or rebuild with ASCENDC_KERNELS_MODE=host for \
-                         the emulator"
+                        "run on the CANN backend, or rebuild with ASCENDC_BUILD_MODE=host for the \
+                         emulator"
                     }
                 };
                 write!(
@@ -358,15 +330,7 @@ pub fn launch_write<'scope>(
     const KERNEL: &str = "DeviceWrite";
     let region = dst.region();
     check(KERNEL, scope.device_id(), region, block_dim)?;
-    // SAFETY: the region is device memory of the stream's device holding at least `block_dim`
-    // elements (checked); `AsyncDest<'scope>` keeps it allocated and untouched by the host until
-    // 'scope ends, and the scope waits until the stream is idle before it ends.
-    unsafe { imp::device_write(scope.stream(), region.ptr(), value, block_dim) }.map_err(|source| {
-        KernelError::Runtime {
-            kernel: KERNEL,
-            source,
-        }
-    })
+    kernels::DeviceWrite(scope, block_dim, dst, value).map_err(|e| runtime(KERNEL, e))
 }
 
 /// Enqueues `DeviceRead` on the scope's stream: block `i` prints element `i` of `src` (device
@@ -380,14 +344,7 @@ pub fn launch_read<'scope>(
     const KERNEL: &str = "DeviceRead";
     let region = src.region();
     check(KERNEL, scope.device_id(), region, block_dim)?;
-    // SAFETY: as in `launch_write`; `AsyncSource<'scope>` keeps the memory allocated and
-    // unwritten by the host until the scope has waited for the stream.
-    unsafe { imp::device_read(scope.stream(), region.ptr(), block_dim) }.map_err(|source| {
-        KernelError::Runtime {
-            kernel: KERNEL,
-            source,
-        }
-    })
+    kernels::DeviceRead(scope, block_dim, src).map_err(|e| runtime(KERNEL, e))
 }
 
 /// Everything a launch refuses before reaching the stream: host memory, a buffer of another
@@ -425,7 +382,7 @@ fn check(
 }
 
 fn check_backend(kernel: &'static str) -> Result<(), KernelError> {
-    let backend = ascendcl_sys::active().map(|b| b.kind);
+    let backend = ascendcl::sys::active().map(|b| b.kind);
     match backend {
         Some(kind) if mode().runs_on(kind) => Ok(()),
         _ => Err(KernelError::WrongBackend {
@@ -449,8 +406,9 @@ pub unsafe fn launch_device_write(
     block_dim: u32,
 ) -> Result<(), KernelError> {
     checked_launch("DeviceWrite", block_dim, || {
-        // SAFETY: forwarded from the caller.
-        unsafe { imp::device_write(stream, ptr, value, block_dim) }
+        let (p, v) = ((ptr as usize as u64).to_ne_bytes(), value.to_ne_bytes());
+        // SAFETY: forwarded from the caller: the arguments are DeviceWrite's parameters.
+        unsafe { kernels::DEVICEWRITE.launch_unchecked(stream, block_dim, &[&p, &v]) }
     })
 }
 
@@ -466,8 +424,9 @@ pub unsafe fn launch_device_read(
     block_dim: u32,
 ) -> Result<(), KernelError> {
     checked_launch("DeviceRead", block_dim, || {
-        // SAFETY: forwarded from the caller.
-        unsafe { imp::device_read(stream, ptr, block_dim) }
+        let p = (ptr as usize as u64).to_ne_bytes();
+        // SAFETY: forwarded from the caller: the argument is DeviceRead's parameter.
+        unsafe { kernels::DEVICEREAD.launch_unchecked(stream, block_dim, &[&p]) }
     })
 }
 
@@ -476,153 +435,21 @@ pub unsafe fn launch_device_read(
 fn checked_launch(
     kernel: &'static str,
     block_dim: u32,
-    launch: impl FnOnce() -> ascendcl::Result<()>,
+    launch: impl FnOnce() -> Result<(), kernels::KernelError>,
 ) -> Result<(), KernelError> {
     if block_dim == 0 {
         return Err(KernelError::ZeroBlockDim { kernel });
     }
     check_backend(kernel)?;
-    launch().map_err(|source| KernelError::Runtime { kernel, source })
+    launch().map_err(|e| runtime(kernel, e))
 }
 
-/// Kernel output goes to the C `stdout`; whatever Rust has buffered must reach the fd first.
-fn flush_rust_stdout() {
-    let _ = std::io::stdout().flush();
-}
-
-#[cfg(not(ascendc_kernels_npu))]
-mod imp {
-    //! Host mode: the kernels are host functions; a launch is one host function on the stream
-    //! that runs every block in turn with its own `block_idx`.
-    use ascendcl::Stream;
-
-    unsafe extern "C" {
-        fn ascendc_kernels_host_set_block(idx: u32, num: u32);
-        fn DeviceWrite(dev_ptr: *mut i32, value: i32);
-        fn DeviceRead(dev_ptr: *mut i32);
-    }
-
-    /// Writes one line that a host kernel's `AscendC::printf` formatted (host_runtime.cpp) with
-    /// `print!`: ordered with the program's own output, and captured by the test harness like
-    /// any other output of the test's threads.
-    #[unsafe(no_mangle)]
-    extern "C" fn ascendc_kernels_host_write(data: *const u8, len: usize) {
-        if data.is_null() {
-            return;
-        }
-        // SAFETY: host_runtime.cpp passes a buffer of `len` initialised bytes that it owns for
-        // the duration of the call.
-        let bytes = unsafe { std::slice::from_raw_parts(data, len) };
-        // `print!` panics when stdout is gone; a kernel line is not worth unwinding into C.
-        let _ = std::panic::catch_unwind(|| {
-            print!("{}", String::from_utf8_lossy(bytes));
-            let _ = std::io::Write::flush(&mut std::io::stdout());
-        });
-    }
-
-    /// A device address moved into the host function (raw pointers are not `Send`).
-    #[derive(Clone, Copy)]
-    struct Addr(usize);
-
-    fn run_blocks(block_dim: u32, mut kernel: impl FnMut()) {
-        for b in 0..block_dim {
-            // SAFETY: only stores two thread-local integers.
-            unsafe { ascendc_kernels_host_set_block(b, block_dim) };
-            kernel();
-        }
-    }
-
-    /// # Safety
-    /// As [`crate::launch_device_write`]; `block_dim > 0`.
-    pub(super) unsafe fn device_write(
-        stream: &Stream,
-        ptr: *mut i32,
-        value: i32,
-        block_dim: u32,
-    ) -> ascendcl::Result<()> {
-        super::flush_rust_stdout();
-        let addr = Addr(ptr as usize);
-        stream
-            .launch_host_fn(move || {
-                run_blocks(block_dim, || {
-                    // SAFETY: the emulator's device memory is host memory; the caller keeps
-                    // `block_dim` elements at `addr` alive and unshared until the stream has
-                    // run this function, and block b only writes element b.
-                    unsafe { DeviceWrite(addr.0 as *mut i32, value) }
-                })
-            })
-            .map(drop)
-    }
-
-    /// # Safety
-    /// As [`crate::launch_device_read`]; `block_dim > 0`.
-    pub(super) unsafe fn device_read(
-        stream: &Stream,
-        ptr: *const i32,
-        block_dim: u32,
-    ) -> ascendcl::Result<()> {
-        super::flush_rust_stdout();
-        let addr = Addr(ptr as usize);
-        stream
-            .launch_host_fn(move || {
-                run_blocks(block_dim, || {
-                    // SAFETY: as in `device_write`; DeviceRead only reads element b.
-                    unsafe { DeviceRead(addr.0 as *mut i32) }
-                })
-            })
-            .map(drop)
-    }
-}
-
-#[cfg(ascendc_kernels_npu)]
-mod imp {
-    //! NPU mode: the `extern "C"` launchers of cpp/kernels/write_read_value.cpp enqueue the
-    //! kernels with `<<<blockDim, nullptr, stream>>>`.
-    use ascendcl::Stream;
-    use ascendcl::sys::aclrtStream;
-
-    // The launchers take `void* stream`; `aclrtStream` is that type.
-    unsafe extern "C" {
-        fn ascendc_kernels_launch_DeviceWrite(
-            block_dim: u32,
-            stream: aclrtStream,
-            dev_ptr: *mut i32,
-            value: i32,
-        );
-        fn ascendc_kernels_launch_DeviceRead(
-            block_dim: u32,
-            stream: aclrtStream,
-            dev_ptr: *mut i32,
-        );
-    }
-
-    /// # Safety
-    /// As [`crate::launch_device_write`]; `block_dim > 0`.
-    pub(super) unsafe fn device_write(
-        stream: &Stream,
-        ptr: *mut i32,
-        value: i32,
-        block_dim: u32,
-    ) -> ascendcl::Result<()> {
-        super::flush_rust_stdout();
-        stream.make_current()?;
-        // SAFETY: the stream is live while borrowed; the caller upholds the memory contract.
-        unsafe { ascendc_kernels_launch_DeviceWrite(block_dim, stream.as_raw(), ptr, value) };
-        Ok(())
-    }
-
-    /// # Safety
-    /// As [`crate::launch_device_read`]; `block_dim > 0`.
-    pub(super) unsafe fn device_read(
-        stream: &Stream,
-        ptr: *const i32,
-        block_dim: u32,
-    ) -> ascendcl::Result<()> {
-        super::flush_rust_stdout();
-        stream.make_current()?;
-        // SAFETY: the stream is live while borrowed; the caller upholds the memory contract.
-        unsafe { ascendc_kernels_launch_DeviceRead(block_dim, stream.as_raw(), ptr as *mut i32) };
-        Ok(())
+/// A failure of a generated launcher, after this crate's own checks passed: the runtime's error
+/// (or the launcher's refusal, as an argument error).
+fn runtime(kernel: &'static str, e: kernels::KernelError) -> KernelError {
+    KernelError::Runtime {
+        kernel,
+        source: e.into(),
     }
 }
 

@@ -1,26 +1,54 @@
 //! NPU mode end to end, without CANN: a fake install whose "runtime library" is the emulator's C
 //! library and whose stand-in `ascendc_library()` compiles stub launchers (they print their
-//! arguments instead of launching device code).
+//! arguments instead of launching device code) in place of the wrappers `ascendc-build`
+//! generates.
 //!
-//! This drives the real build script through cargo (NPU mode chosen by discovery, SoC from
-//! `SOC_VERSION`, the CMake configure and build, the `+whole-archive` link of the kernels
-//! library and of the install's runtime library), then runs the `h2d_sync` sample twice:
-//! on the "CANN" backend, where `read_value` calls the NPU launcher with the stream and the
-//! device pointer, and on the emulator backend, where the launch is refused.
+//! This drives the real build script through cargo (`ascendc-build` choosing NPU mode by
+//! discovery, the SoC from `SOC_VERSION`, the generated CMake project, the `+whole-archive` link
+//! of the kernels library and of the install's runtime library), then runs the `h2d_sync` sample
+//! twice: on the "CANN" backend, where `read_value` calls the generated NPU launcher with the
+//! stream and the device pointer, and on the emulator backend, where the launch is refused.
 //!
 //! It runs two nested cargo builds in their own target directory (`target/npu-fake-install`;
 //! about 10 s here when fresh, a few seconds after that). Linux only (the runtime library is an
-//! ELF shared object). It needs cmake, as NPU mode does (see `detect::cmake_for_tests`).
+//! ELF shared object). It needs cmake, as NPU mode does: `$CMAKE`, else `cmake` on `PATH`, else
+//! the copy `cargo xtask tools` provisions; without one it says so and passes, unless
+//! `ASCENDC_KERNELS_REQUIRE_CMAKE` is set (as `cargo xtask test` does).
 #![cfg(target_os = "linux")]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "../build/detect.rs"]
-mod detect;
-
 fn workspace() -> PathBuf {
-    detect::workspace_root(Path::new(env!("CARGO_MANIFEST_DIR"))).expect("workspace root")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+/// The cmake this test runs, or `None` (with a note) when there is none and none is required.
+fn cmake_for_tests() -> Option<PathBuf> {
+    let provisioned = workspace().join("target/tools/cmake/data/bin/cmake");
+    let on_path = std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join("cmake"))
+            .find(|c| c.is_file())
+    });
+    let found = std::env::var_os("CMAKE")
+        .filter(|c| !c.is_empty())
+        .map(PathBuf::from)
+        .or(on_path)
+        .or_else(|| provisioned.is_file().then_some(provisioned));
+    if found.is_none() {
+        assert!(
+            std::env::var_os("ASCENDC_KERNELS_REQUIRE_CMAKE").is_none(),
+            "ASCENDC_KERNELS_REQUIRE_CMAKE is set, but no cmake was found ($CMAKE, PATH, \
+             target/tools)"
+        );
+        eprintln!("not run: this test runs cmake, and none was found ($CMAKE, PATH, target/tools)");
+    }
+    found
 }
 
 fn cargo(target: &Path, cmake: &Path) -> Command {
@@ -28,7 +56,7 @@ fn cargo(target: &Path, cmake: &Path) -> Command {
     cmd.current_dir(workspace())
         .env("CARGO_TARGET_DIR", target)
         .env("CMAKE", cmake)
-        .env_remove("ASCENDC_KERNELS_MODE")
+        .env_remove("ASCENDC_BUILD_MODE")
         .env_remove("ASCENDC_CMAKE_DIR")
         .env_remove("ASCENDCL_LIB")
         .env_remove("ASCEND_INSTALL_PATH")
@@ -47,19 +75,33 @@ fn check(cmd: &mut Command) -> String {
     text
 }
 
+/// What ascendc-build's wrappers define for the crate's kernels library (`ascendc_build_` +
+/// crate + library name): a launcher per kernel taking a pointer to each argument, and the
+/// `sizeof` table of its parameters.
 const STUB_LAUNCHERS: &str = r#"
 #include <cstdint>
 #include <cstdio>
-extern "C" void ascendc_kernels_launch_DeviceWrite(uint32_t blockDim, void* stream, int* p, int v)
+#include <cstring>
+#define P(x) ascendc_build_ascendc_kernels_kernels__##x
+template <typename T> static T at(void* const* args, int i)
 {
-    std::printf("stub DeviceWrite<<<%u, nullptr, %p>>>(%p, %d)\n", blockDim, stream, (void*)p, v);
+    T v;
+    std::memcpy(&v, args[i], sizeof v);
+    return v;
+}
+extern "C" void P(DeviceWrite__npu)(uint32_t blockDim, void* stream, void* const* args)
+{
+    std::printf("stub DeviceWrite<<<%u, nullptr, %p>>>(%p, %d)\n", blockDim, stream,
+                at<void*>(args, 0), at<int>(args, 1));
     std::fflush(stdout);
 }
-extern "C" void ascendc_kernels_launch_DeviceRead(uint32_t blockDim, void* stream, int* p)
+extern "C" void P(DeviceRead__npu)(uint32_t blockDim, void* stream, void* const* args)
 {
-    std::printf("stub DeviceRead<<<%u, nullptr, %p>>>(%p)\n", blockDim, stream, (void*)p);
+    std::printf("stub DeviceRead<<<%u, nullptr, %p>>>(%p)\n", blockDim, stream, at<void*>(args, 0));
     std::fflush(stdout);
 }
+extern "C" const uint32_t P(DeviceWrite__sizes)[] = {8, 4};
+extern "C" const uint32_t P(DeviceRead__sizes)[] = {8};
 "#;
 
 const STAND_IN_ASCENDC_CMAKE: &str = r#"
@@ -70,7 +112,7 @@ endfunction()
 
 #[test]
 fn npu_mode_builds_links_and_launches_through_the_launchers() {
-    let Some(cmake) = detect::cmake_for_tests(Path::new(env!("CARGO_MANIFEST_DIR"))) else {
+    let Some(cmake) = cmake_for_tests() else {
         return;
     };
     let ws = workspace();

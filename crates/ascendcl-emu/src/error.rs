@@ -37,6 +37,14 @@ pub(crate) const RT_NO_NOTIFY_RESOURCE: aclError = 207009;
 pub(crate) const RT_TASK_TIMEOUT: aclError = 107020;
 pub(crate) const RT_INTERNAL_ERROR: aclError = 507000;
 pub(crate) const INTERNAL_ERROR: aclError = ascendcl_sys::ACL_ERROR_INTERNAL_ERROR;
+pub(crate) const RT_AICORE_TIMEOUT: aclError =
+    ascendcl_sys::ACL_ERROR_RT_AICORE_TIMEOUT as aclError;
+pub(crate) const RT_AICORE_EXCEPTION: aclError =
+    ascendcl_sys::ACL_ERROR_RT_AICORE_EXCEPTION as aclError;
+pub(crate) const RT_VECTOR_CORE_TIMEOUT: aclError =
+    ascendcl_sys::ACL_ERROR_RT_VECTOR_CORE_TIMEOUT as aclError;
+pub(crate) const RT_VECTOR_CORE_EXCEPTION: aclError =
+    ascendcl_sys::ACL_ERROR_RT_VECTOR_CORE_EXCEPTION as aclError;
 pub(crate) const RT_CONTEXT_RELEASE_ERROR: aclError = 507007;
 pub(crate) const RT_DEV_SETUP_ERROR: aclError = 507033;
 pub(crate) const RT_REPORT_TIMEOUT: aclError = 507012;
@@ -100,6 +108,10 @@ pub(crate) fn code_name(code: aclError) -> &'static str {
         RT_TASK_TIMEOUT => "ACL_ERROR_RT_TASK_TIMEOUT",
         RT_INTERNAL_ERROR => "ACL_ERROR_RT_INTERNAL_ERROR",
         INTERNAL_ERROR => "ACL_ERROR_INTERNAL_ERROR",
+        RT_AICORE_TIMEOUT => "ACL_ERROR_RT_AICORE_TIMEOUT",
+        RT_AICORE_EXCEPTION => "ACL_ERROR_RT_AICORE_EXCEPTION",
+        RT_VECTOR_CORE_TIMEOUT => "ACL_ERROR_RT_VECTOR_CORE_TIMEOUT",
+        RT_VECTOR_CORE_EXCEPTION => "ACL_ERROR_RT_VECTOR_CORE_EXCEPTION",
         RT_CONTEXT_RELEASE_ERROR => "ACL_ERROR_RT_CONTEXT_RELEASE_ERROR",
         RT_DEV_SETUP_ERROR => "ACL_ERROR_RT_DEV_SETUP_ERROR",
         RT_REPORT_TIMEOUT => "ACL_ERROR_RT_REPORT_TIMEOUT",

@@ -22,6 +22,9 @@
 //! | notify, IPC event | words in a shared memory file of the process, waited on with futexes |
 //! | memory shared with other processes | shared memory files (`memfd`) found through `/proc` |
 //! | model runtime instance | recorded steps per stream, run by an execution task (one thread per model stream) |
+//! | captured model | the recorded tasks, cloned onto a stream at each execution |
+//! | kernel binary | a host-mode shared object built by `ascendc-build`, loaded with `dlopen` |
+//! | kernel launch | a stream task whose blocks run on a pool of host threads |
 //!
 //! Every copy and memset is validated against the table of live allocations. The emulator is
 //! configured by `ASCENDCL_EMU_*` environment variables ([`mod@config`]) or from Rust
@@ -48,6 +51,10 @@ mod host_func;
 mod init_callbacks;
 mod ipc;
 mod json;
+mod kernel;
+mod kernel_args;
+pub mod kernel_pool;
+mod kernel_run;
 mod label;
 pub mod leak;
 mod limits;
@@ -327,6 +334,24 @@ implemented! {
     aclrtSubscribeHostFunc,
     aclrtProcessHostFunc,
     aclrtUnSubscribeHostFunc,
+    aclrtCreateBinary,
+    aclrtDestroyBinary,
+    aclrtBinaryLoad,
+    aclrtBinaryLoadFromFile,
+    aclrtBinaryLoadFromData,
+    aclrtBinaryGetFunction,
+    aclrtBinaryUnLoad,
+    aclrtKernelArgsInit,
+    aclrtKernelArgsInitByUserMem,
+    aclrtKernelArgsGetHandleMemSize,
+    aclrtKernelArgsGetMemSize,
+    aclrtKernelArgsAppend,
+    aclrtKernelArgsAppendPlaceHolder,
+    aclrtKernelArgsGetPlaceHolderBuffer,
+    aclrtKernelArgsParaUpdate,
+    aclrtKernelArgsFinalize,
+    aclrtLaunchKernelWithConfig,
+    aclrtLaunchKernel,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.

@@ -276,6 +276,13 @@ impl Table {
                 .is_ok()
     }
 
+    /// The live allocation holding byte `addr`: its start, its size (the bytes a kernel may
+    /// access) and its kind.
+    pub(crate) fn region_of(&self, addr: usize) -> Option<(usize, usize, Kind)> {
+        let a = self.find(addr)?;
+        (addr < a.start + a.size).then_some((a.start, a.size, a.kind))
+    }
+
     /// Location type and page size of a pointer, for `aclrtPointerGetAttributes`.
     pub(crate) fn attributes(&self, addr: usize) -> R<(Loc, u32)> {
         if let Some(a) = self.find(addr) {

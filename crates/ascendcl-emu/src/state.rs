@@ -271,6 +271,7 @@ pub(crate) fn finalize(reference: bool) -> R<u64> {
     drop(rt);
     callback::clear();
     crate::limits::clear();
+    crate::kernel::clear();
     leak::keep(total, "aclFinalize");
     Ok(0)
 }
@@ -383,6 +384,7 @@ fn release_device(
     rt.peers.retain(|(from, _)| *from != id);
     drop(rt);
     crate::notify::release_device(id);
+    crate::kernel_run::forget_device(id);
     for s in &streams {
         stream_state::destroying(s.handle);
         callback::stream_gone(s.handle);

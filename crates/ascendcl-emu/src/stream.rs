@@ -113,12 +113,22 @@ impl CtxFailure {
             return Ok(());
         }
         match &*lock(&self.error) {
+            Some((stream, f)) if *stream == me => Err(Fail {
+                code: f.code,
+                msg: format!(
+                    "a task on stream {me:#x} failed (STOP failure mode: every submission and \
+                     synchronisation in its context reports it until the context is destroyed \
+                     or its device reset): {}",
+                    f.msg
+                ),
+            }),
             Some((stream, f)) => Err(Fail {
                 code: f.code,
                 msg: format!(
                     "stream {me:#x} belongs to a context in STOP failure mode in which a task \
-                     failed (on stream {stream:#x}: {}); every submission and synchronisation in \
-                     the context reports it until the context is destroyed or its device reset",
+                     failed; every submission and synchronisation in the context reports it \
+                     until the context is destroyed or its device reset; the task, on stream \
+                     {stream:#x}: {}",
                     f.msg
                 ),
             }),
@@ -227,6 +237,8 @@ pub(crate) enum Task {
     Model(Arc<crate::model_exec::Execution>),
     /// `aclmdlRICaptureTaskUpdateEnd`: the group's tasks are replaced when the stream gets here.
     UpdateGroup(Arc<TaskGroup>, Arc<Vec<Step>>),
+    /// A kernel launch (`aclrtLaunchKernel*`): its blocks run on the kernel thread pool.
+    Kernel(Arc<crate::kernel_run::Launch>),
 }
 
 /// Where a stream's submissions go instead of its queue.
@@ -248,6 +260,7 @@ impl Task {
             }
             Task::Random(job) => &job.sides,
             Task::Prefetch { sides } => sides,
+            Task::Kernel(launch) => launch.sides(),
             Task::Staged { side, .. }
             | Task::Memset { side, .. }
             | Task::ValueWrite { side, .. }
@@ -405,6 +418,7 @@ impl Task {
                     d.wait();
                 }
             }
+            Task::Kernel(launch) => return launch.run(),
             Task::External(f) => {
                 let task = f.lock().unwrap_or_else(|p| p.into_inner()).take();
                 return match task {

@@ -41,8 +41,8 @@ fn table_calls_the_emulator_and_stubs_the_rest() {
         207000
     );
     // Pointer and value returns: NULL and zero.
-    assert!(unsafe { (api.aclrtCreateBinary)(std::ptr::null(), 0) }.is_null());
-    assert_eq!(take_missing_symbol(), Some("aclrtCreateBinary"));
+    assert!(unsafe { (api.aclrtCreateGroupInfo)() }.is_null());
+    assert_eq!(take_missing_symbol(), Some("aclrtCreateGroupInfo"));
     assert_eq!(unsafe { (api.aclrtResetDevice)(0) }, 0);
     // The backend installs as the process's backend.
     let active = ascendcl_sys::install(ascendcl_emu::backend()).unwrap_or_else(|a| a);

@@ -106,6 +106,7 @@
 //! | sharing between processes | [`Pid`], [`PhysicalMemory::export`] ([`ShareableHandle`]), [`IpcMemExport`] / [`IpcMemImport`] ([`IpcMemKey`]), [`Notify::export`] / [`ImportedNotify`] ([`NotifyKey`]), [`Event::ipc_handle`] ([`IpcEventHandle`]) | `aclrtDeviceGetBareTgid`, `aclrtMem*ShareableHandle*`, `aclrtIpcMem*`, `aclrtNotify*Key`, `aclrtNotify*ImportPid`, `aclrtIpc*EventHandle` |
 //! | model runtime instances (capture, build, labels) | [`Model`] ([`Slot`]), [`Recorder`], [`TaskGroup`], [`Builder`], [`Label`], [`LabelList`], [`Scope::execute`] | `aclmdlRICapture*`, `aclmdlRIBuild*`, `aclmdlRIBindStream`, `aclmdlRIExecute[Async]`, `aclrtSetLabel`, `aclrtSwitchLabelByIndex`, `aclrtActiveStream`, `aclrtSwitchStream` |
 //! | host-function subscription | [`HostFnSubscription`] | `aclrtSubscribeHostFunc`, `aclrtProcessHostFunc`, `aclrtUnSubscribeHostFunc` |
+//! | kernel binaries and launches | [`Module`], [`KernelFunction`], [`KernelArgs`], [`Scope::launch`], [`Scope::launch_builder`], [`LaunchConfig`] | `aclrtBinaryLoad*`, `aclrtBinaryGetFunction`, `aclrtKernelArgs*`, `aclrtLaunchKernelWithConfig` |
 //! | every C function, checked | [`raw`] | all of `acl/acl_rt.h` |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
@@ -288,9 +289,12 @@ mod handoff;
 mod host_fn;
 mod host_fn_subscription;
 mod init_callbacks;
+mod kernel_args;
+mod launch;
 mod memcpy_desc;
 mod memory;
 mod model;
+mod module;
 mod notify;
 mod peer;
 pub mod raw;
@@ -329,6 +333,8 @@ pub use handoff::Handoff;
 pub use host_fn::{CallbackBlock, HostFnHandle, ReportSubscription};
 pub use host_fn_subscription::HostFnSubscription;
 pub use init_callbacks::{CallbackKind, FinalizeCallback, InitCallback, MAX_LIFECYCLE_CALLBACKS};
+pub use kernel_args::{DEFAULT_ARGS_BYTES, KernelArg, KernelArgs, KernelParam};
+pub use launch::{LaunchBuilder, LaunchConfig, MAX_BLOCKS, ScheduleMode};
 pub use memcpy_desc::{MAX_DESC_COPY, MemcpyDescriptor, memcpy_desc_size};
 pub use memory::{
     DeviceAlloc, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
@@ -339,6 +345,7 @@ pub use model::{
     BoundStream, Builder, CaptureMode, CaptureStatus, Condition, Label, LabelList, Model,
     ModelKind, Recorder, Resident, Slot, StreamRole, SwitchValue, TaskGroup,
 };
+pub use module::{BinaryCore, KernelFunction, LoadOptions, Module};
 pub use notify::Notify;
 pub use peer::PeerAccess;
 pub use release::{ReleaseError, ReleaseResult};

@@ -545,6 +545,11 @@ inline void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const Rou
     }
 }
 
+// ---- debugging ----
+
+// Stops the kernel: the block fails, and with it the launch (an AI Core trap on the device).
+[[noreturn]] inline void Trap() { ascendc_host::fault("Trap()"); }
+
 // ---- output ----
 
 // Kernel printf: buffered per block, written after the kernel in block order.

@@ -239,21 +239,37 @@ acl! {
 }
 
 acl! {
-    /// `aclrtGetErrorVerbose`: the device's error details: `ACL_RT_NO_ERROR`, no detail and
-    /// nothing to repair (emulated devices have no hardware faults).
+    /// `aclrtGetErrorVerbose`: the device's error details. Emulated devices have no hardware
+    /// faults: after a kernel failed on the device, the last failure (`ACL_RT_ERROR_MEMORY` with
+    /// the access for global memory outside every allocation, else `ACL_RT_ERROR_OTHERS`, the
+    /// types A2/A3 report), otherwise `ACL_RT_NO_ERROR`; never anything to repair.
     fn aclrtGetErrorVerbose(deviceId: i32, errorInfo: *mut aclrtErrorInfo) {
         if errorInfo.is_null() {
             return fail(INVALID_PARAM, "errorInfo is NULL");
         }
         state::check_device(deviceId)?;
+        let last = crate::kernel_run::device_error(deviceId);
         // SAFETY: C contract: valid for writing one aclrtErrorInfo; the fields written are plain
-        // integers.
+        // integers and pointers-as-values.
         unsafe {
             let e = &mut *errorInfo;
             e.tryRepair = 0;
             e.hasDetail = 0;
             e.reserved = [0; 2];
             e.errorType = ACL_RT_NO_ERROR;
+            match last {
+                Some(crate::kernel_run::DeviceError::Memory { addr, bytes }) => {
+                    e.errorType = ACL_RT_ERROR_MEMORY;
+                    e.hasDetail = 1;
+                    let d = &mut e.detail.uceInfo;
+                    d.arraySize = 1;
+                    d.memUceInfoArray[0].addr = addr as usize as *mut c_void;
+                    d.memUceInfoArray[0].len = bytes as usize;
+                    d.memUceInfoArray[0].reserved = [0; 14];
+                }
+                Some(crate::kernel_run::DeviceError::Other) => e.errorType = ACL_RT_ERROR_OTHERS,
+                None => {}
+            }
         }
         Ok(())
     }

@@ -5,18 +5,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include "acl/acl.h"
 #include "emu_check.h"
 
 static void host_func(void *arg) { *(int *)arg += 1; }
 
-/* The report thread: runs callbacks launched with aclrtLaunchCallback until told to stop. */
+/* The report thread: runs callbacks launched with aclrtLaunchCallback until told to stop. It
+ * starts processing once main has subscribed it (before that, aclrtProcessReport refuses it). */
+static atomic_int subscribed = 0;
 static atomic_int stop_reports = 0;
 static int callbacks_run = 0;
 static void callback(void *arg) { *(int *)arg += 1; }
 static void *report_thread(void *arg) {
     (void)arg;
+    while (!subscribed) {
+        sched_yield();
+    }
     while (!stop_reports) {
         aclError r = aclrtProcessReport(10);
         if (r != ACL_SUCCESS && r != ACL_ERROR_RT_REPORT_TIMEOUT) {
@@ -112,6 +118,7 @@ int main(void) {
     pthread_t tid;
     CHECK(pthread_create(&tid, NULL, report_thread, NULL) == 0);
     EXPECT(aclrtSubscribeReport((uint64_t)tid, stream), ACL_SUCCESS);
+    subscribed = 1;
     EXPECT(aclrtLaunchCallback(callback, &callbacks_run, ACL_CALLBACK_BLOCK, stream), ACL_SUCCESS);
     EXPECT(aclrtLaunchCallback(callback, &callbacks_run, ACL_CALLBACK_BLOCK, stream), ACL_SUCCESS);
     EXPECT(aclrtSynchronizeStream(stream), ACL_SUCCESS);

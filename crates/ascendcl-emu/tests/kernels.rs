@@ -1,0 +1,960 @@
+//! Kernel binaries, argument lists and kernel launches: every documented check and code, and
+//! launches as stream tasks (blocks, arguments, placeholders, failures with the runtime's codes
+//! through CONTINUE and STOP streams, timeouts, `aclrtGetErrorVerbose`). The kernels are a
+//! binary written against the ABI in C (tests/kernels/abi_kernels.c). What is process-wide (the
+//! exception callback, kernel output, the thread count) is checked in child processes.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
+mod common;
+use common::*;
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The test binary, compiled once.
+fn binary_path() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/abi_kernels.c");
+        let so = Path::new(env!("CARGO_TARGET_TMPDIR")).join("emu_abi_kernels.so");
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+        let out = Command::new(&cc)
+            .args(["-std=c11", "-O1", "-shared", "-fPIC", "-fvisibility=hidden"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&so)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        so
+    })
+}
+
+fn cpath(p: &Path) -> CString {
+    CString::new(p.to_str().unwrap()).unwrap()
+}
+
+fn load() -> aclrtBinHandle {
+    let mut h = null_mut();
+    ok(unsafe { aclrtBinaryLoadFromFile(cpath(binary_path()).as_ptr(), null_mut(), &mut h) });
+    h
+}
+
+fn function(bin: aclrtBinHandle, name: &str) -> aclrtFuncHandle {
+    let mut f = null_mut();
+    let n = CString::new(name).unwrap();
+    ok(unsafe { aclrtBinaryGetFunction(bin, n.as_ptr(), &mut f) });
+    f
+}
+
+/// One argument of a launch.
+enum Arg {
+    Ptr(*mut c_void),
+    U32(u32),
+    U64(u64),
+}
+
+fn append(a: aclrtArgsHandle, arg: &Arg) -> aclError {
+    let mut p = null_mut();
+    unsafe {
+        match arg {
+            Arg::Ptr(v) => {
+                aclrtKernelArgsAppend(a, (v as *const *mut c_void).cast_mut().cast(), 8, &mut p)
+            }
+            Arg::U32(v) => aclrtKernelArgsAppend(a, (v as *const u32).cast_mut().cast(), 4, &mut p),
+            Arg::U64(v) => aclrtKernelArgsAppend(a, (v as *const u64).cast_mut().cast(), 8, &mut p),
+        }
+    }
+}
+
+/// A finalized argument list of the calling thread.
+fn args(f: aclrtFuncHandle, list: &[Arg]) -> aclrtArgsHandle {
+    let mut a = null_mut();
+    ok(unsafe { aclrtKernelArgsInit(f, &mut a) });
+    for x in list {
+        ok(append(a, x));
+    }
+    ok(unsafe { aclrtKernelArgsFinalize(a) });
+    a
+}
+
+fn launch(f: aclrtFuncHandle, blocks: u32, s: aclrtStream, list: &[Arg]) {
+    let a = args(f, list);
+    ok(unsafe { aclrtLaunchKernelWithConfig(f, blocks, s, null_mut(), a, null_mut()) });
+}
+
+fn read_u32(p: *mut c_void, n: usize) -> Vec<u32> {
+    let mut b = vec![0u8; n * 4];
+    d2h(&mut b, p);
+    b.chunks(4)
+        .map(|c| u32::from_ne_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn sync(s: aclrtStream) -> aclError {
+    unsafe { aclrtSynchronizeStream(s) }
+}
+
+#[test]
+fn descriptors_and_loading_check_their_arguments() {
+    let _d = Dev::new(0);
+    assert!(unsafe { aclrtCreateBinary(null(), 16) }.is_null());
+    assert!(take_msg().contains("data is NULL"));
+    err(unsafe { aclrtDestroyBinary(null_mut()) }, 100000);
+
+    let bytes = std::fs::read(binary_path()).unwrap();
+    let desc = unsafe { aclrtCreateBinary(bytes.as_ptr().cast(), bytes.len()) };
+    assert!(!desc.is_null());
+    let mut h = null_mut();
+    err(unsafe { aclrtBinaryLoad(null_mut(), &mut h) }, 100000);
+    err(unsafe { aclrtBinaryLoad(desc, null_mut()) }, 100000);
+    ok(unsafe { aclrtBinaryLoad(desc, &mut h) });
+    assert!(!h.is_null());
+    ok(unsafe { aclrtDestroyBinary(desc) });
+    err(unsafe { aclrtDestroyBinary(desc) }, 107017);
+    ok(unsafe { aclrtBinaryUnLoad(h) });
+
+    let empty = unsafe { aclrtCreateBinary(bytes.as_ptr().cast(), 0) };
+    err(unsafe { aclrtBinaryLoad(empty, &mut h) }, 107000);
+    ok(unsafe { aclrtDestroyBinary(empty) });
+    let junk = [0x7fu8, b'E', b'L', b'F', 1, 2, 3, 4];
+    let bad = unsafe { aclrtCreateBinary(junk.as_ptr().cast(), junk.len()) };
+    err(unsafe { aclrtBinaryLoad(bad, &mut h) }, 107000);
+    ok(unsafe { aclrtDestroyBinary(bad) });
+
+    err(
+        unsafe { aclrtBinaryLoadFromData(null(), 8, null(), &mut h) },
+        100000,
+    );
+    err(
+        unsafe { aclrtBinaryLoadFromData(bytes.as_ptr().cast(), bytes.len(), null(), null_mut()) },
+        100000,
+    );
+    err(
+        unsafe { aclrtBinaryLoadFromData(bytes.as_ptr().cast(), 0, null(), &mut h) },
+        107000,
+    );
+    ok(unsafe { aclrtBinaryLoadFromData(bytes.as_ptr().cast(), bytes.len(), null(), &mut h) });
+    ok(unsafe { aclrtBinaryUnLoad(h) });
+}
+
+#[test]
+fn load_from_file_checks_path_file_and_options() {
+    let _d = Dev::new(0);
+    let path = cpath(binary_path());
+    let mut h = null_mut();
+    err(
+        unsafe { aclrtBinaryLoadFromFile(null(), null_mut(), &mut h) },
+        100000,
+    );
+    err(
+        unsafe { aclrtBinaryLoadFromFile(path.as_ptr(), null_mut(), null_mut()) },
+        100000,
+    );
+    let missing = CString::new("/nonexistent/kernel.so").unwrap();
+    err(
+        unsafe { aclrtBinaryLoadFromFile(missing.as_ptr(), null_mut(), &mut h) },
+        107000,
+    );
+    // Not a kernel binary: this test's own C source.
+    let src = cpath(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/abi_kernels.c"));
+    err(
+        unsafe { aclrtBinaryLoadFromFile(src.as_ptr(), null_mut(), &mut h) },
+        107000,
+    );
+
+    let option = |type_: u32, value: u32| aclrtBinaryLoadOption {
+        type_,
+        value: aclrtBinaryLoadOptionValue { magic: value },
+    };
+    let try_options = |opts: &mut [aclrtBinaryLoadOption]| {
+        let mut o = aclrtBinaryLoadOptions {
+            options: opts.as_mut_ptr(),
+            numOpt: opts.len(),
+        };
+        let mut h = null_mut();
+        let r = unsafe { aclrtBinaryLoadFromFile(path.as_ptr(), &mut o, &mut h) };
+        if r == 0 {
+            ok(unsafe { aclrtBinaryUnLoad(h) });
+        }
+        r
+    };
+    ok(try_options(&mut [option(
+        ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD,
+        1,
+    )]));
+    ok(try_options(&mut [option(
+        ACL_RT_BINARY_LOAD_OPT_MAGIC,
+        ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE,
+    )]));
+    err(try_options(&mut [option(0, 0)]), 107000);
+    err(
+        try_options(&mut [option(ACL_RT_BINARY_LOAD_OPT_MAGIC, 0x1234)]),
+        107000,
+    );
+    err(
+        try_options(&mut [option(ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE, 1)]),
+        207000,
+    );
+    let mut none = aclrtBinaryLoadOptions {
+        options: null_mut(),
+        numOpt: 1,
+    };
+    err(
+        unsafe { aclrtBinaryLoadFromFile(path.as_ptr(), &mut none, &mut h) },
+        107000,
+    );
+    none.numOpt = 0;
+    ok(unsafe { aclrtBinaryLoadFromFile(path.as_ptr(), &mut none, &mut h) });
+    ok(unsafe { aclrtBinaryUnLoad(h) });
+}
+
+#[test]
+fn functions_by_name_and_unload() {
+    let _d = Dev::new(0);
+    let bin = load();
+    let name = CString::new("store").unwrap();
+    let mut f = null_mut();
+    err(
+        unsafe { aclrtBinaryGetFunction(null_mut(), name.as_ptr(), &mut f) },
+        100000,
+    );
+    err(
+        unsafe { aclrtBinaryGetFunction(bin, null(), &mut f) },
+        100000,
+    );
+    err(
+        unsafe { aclrtBinaryGetFunction(bin, name.as_ptr(), null_mut()) },
+        100000,
+    );
+    err(
+        unsafe { aclrtBinaryGetFunction(0x10 as aclrtBinHandle, name.as_ptr(), &mut f) },
+        107017,
+    );
+    let unknown = CString::new("no_such_kernel").unwrap();
+    err(
+        unsafe { aclrtBinaryGetFunction(bin, unknown.as_ptr(), &mut f) },
+        107000,
+    );
+    let f1 = function(bin, "store");
+    assert_eq!(function(bin, "store"), f1, "one handle per kernel");
+    assert_ne!(function(bin, "spin"), f1);
+    let bin_addr = bin as usize;
+    std::thread::spawn(move || {
+        let mut f = null_mut();
+        let n = CString::new("store").unwrap();
+        err(
+            unsafe { aclrtBinaryGetFunction(bin_addr as aclrtBinHandle, n.as_ptr(), &mut f) },
+            107002,
+        );
+    })
+    .join()
+    .unwrap();
+
+    // A launch queued before the unload still runs; the handles are gone after it.
+    let s = stream();
+    let spin = function(bin, "spin");
+    let buf = malloc(16);
+    launch(spin, 1, s, &[Arg::U32(20)]);
+    launch(f1, 4, s, &[Arg::Ptr(buf), Arg::U32(10)]);
+    err(unsafe { aclrtBinaryUnLoad(null_mut()) }, 100000);
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+    err(unsafe { aclrtBinaryUnLoad(bin) }, 107017);
+    ok(sync(s));
+    assert_eq!(read_u32(buf, 4), [10, 11, 12, 13]);
+    let mut a = null_mut();
+    err(unsafe { aclrtKernelArgsInit(f1, &mut a) }, 107017);
+    err(
+        unsafe { aclrtBinaryGetFunction(bin, name.as_ptr(), &mut f) },
+        107017,
+    );
+    free(buf);
+    ok(unsafe { aclrtDestroyStream(s) });
+}
+
+#[test]
+fn argument_lists_check_every_step() {
+    let _d = Dev::new(0);
+    let bin = load();
+    let f = function(bin, "store");
+    let mut a = null_mut();
+    err(unsafe { aclrtKernelArgsInit(null_mut(), &mut a) }, 100000);
+    err(unsafe { aclrtKernelArgsInit(f, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtKernelArgsInit(0x40 as aclrtFuncHandle, &mut a) },
+        107017,
+    );
+    ok(unsafe { aclrtKernelArgsInit(f, &mut a) });
+
+    let v = 7u32;
+    let mut p = null_mut();
+    let vp = (&v as *const u32).cast_mut().cast::<c_void>();
+    err(
+        unsafe { aclrtKernelArgsAppend(null_mut(), vp, 4, &mut p) },
+        100000,
+    );
+    err(
+        unsafe { aclrtKernelArgsAppend(a, null_mut(), 4, &mut p) },
+        100000,
+    );
+    err(unsafe { aclrtKernelArgsAppend(a, vp, 0, &mut p) }, 100000);
+    err(
+        unsafe { aclrtKernelArgsAppend(a, vp, 4, null_mut()) },
+        100000,
+    );
+    err(
+        unsafe { aclrtKernelArgsAppend(0x48 as aclrtArgsHandle, vp, 4, &mut p) },
+        107017,
+    );
+    ok(unsafe { aclrtKernelArgsAppend(a, vp, 4, &mut p) });
+    err(unsafe { aclrtKernelArgsFinalize(null_mut()) }, 100000);
+    ok(unsafe { aclrtKernelArgsFinalize(a) });
+    err(unsafe { aclrtKernelArgsAppend(a, vp, 4, &mut p) }, 207000);
+    let mut ph = null_mut();
+    err(
+        unsafe { aclrtKernelArgsAppendPlaceHolder(a, &mut ph) },
+        207000,
+    );
+
+    // The thread's list is one: Init again starts it over, with the same handle.
+    let mut again = null_mut();
+    ok(unsafe { aclrtKernelArgsInit(f, &mut again) });
+    assert_eq!(again, a);
+    ok(unsafe { aclrtKernelArgsAppend(a, vp, 4, &mut p) });
+    // At most 128 parameters.
+    for _ in 1..128 {
+        ok(unsafe { aclrtKernelArgsAppend(a, vp, 4, &mut p) });
+    }
+    err(unsafe { aclrtKernelArgsAppend(a, vp, 4, &mut p) }, 107000);
+    // At most 64 KiB of arguments.
+    ok(unsafe { aclrtKernelArgsInit(f, &mut a) });
+    let big = vec![0u8; 40 << 10];
+    ok(unsafe { aclrtKernelArgsAppend(a, big.as_ptr().cast_mut().cast(), big.len(), &mut p) });
+    err(
+        unsafe { aclrtKernelArgsAppend(a, big.as_ptr().cast_mut().cast(), big.len(), &mut p) },
+        107000,
+    );
+
+    // Placeholders: a buffer after every parameter, then no more parameters.
+    ok(unsafe { aclrtKernelArgsInit(f, &mut a) });
+    ok(unsafe { aclrtKernelArgsAppend(a, vp, 4, &mut p) });
+    ok(unsafe { aclrtKernelArgsAppendPlaceHolder(a, &mut ph) });
+    err(
+        unsafe { aclrtKernelArgsAppendPlaceHolder(a, null_mut()) },
+        100000,
+    );
+    let mut buf = null_mut();
+    err(
+        unsafe { aclrtKernelArgsGetPlaceHolderBuffer(a, p, 8, &mut buf) },
+        107000,
+    );
+    err(
+        unsafe { aclrtKernelArgsGetPlaceHolderBuffer(a, ph, 0, &mut buf) },
+        100000,
+    );
+    err(
+        unsafe { aclrtKernelArgsGetPlaceHolderBuffer(a, null_mut(), 8, &mut buf) },
+        100000,
+    );
+    err(
+        unsafe { aclrtKernelArgsGetPlaceHolderBuffer(a, ph, 8, null_mut()) },
+        100000,
+    );
+    err(
+        unsafe { aclrtKernelArgsGetPlaceHolderBuffer(a, ph, 1 << 20, &mut buf) },
+        107000,
+    );
+    ok(unsafe { aclrtKernelArgsGetPlaceHolderBuffer(a, ph, 8, &mut buf) });
+    assert_eq!(buf as usize % 8, 0);
+    err(unsafe { aclrtKernelArgsAppend(a, vp, 4, &mut p) }, 207000);
+    err(
+        unsafe { aclrtKernelArgsAppendPlaceHolder(a, &mut ph) },
+        207000,
+    );
+    ok(unsafe { aclrtKernelArgsFinalize(a) });
+    err(
+        unsafe { aclrtKernelArgsGetPlaceHolderBuffer(a, ph, 8, &mut buf) },
+        207000,
+    );
+
+    // Updates: ordinary parameters of the same size only, then finalize again.
+    let w = 9u32;
+    let wp = (&w as *const u32).cast_mut().cast::<c_void>();
+    err(
+        unsafe { aclrtKernelArgsParaUpdate(null_mut(), p, wp, 4) },
+        100000,
+    );
+    err(
+        unsafe { aclrtKernelArgsParaUpdate(a, null_mut(), wp, 4) },
+        100000,
+    );
+    err(
+        unsafe { aclrtKernelArgsParaUpdate(a, p, null_mut(), 4) },
+        100000,
+    );
+    err(unsafe { aclrtKernelArgsParaUpdate(a, p, wp, 0) }, 100000);
+    err(unsafe { aclrtKernelArgsParaUpdate(a, ph, wp, 4) }, 107000);
+    err(unsafe { aclrtKernelArgsParaUpdate(a, p, wp, 8) }, 107000);
+    err(
+        unsafe { aclrtKernelArgsParaUpdate(a, 0x1000 as aclrtParamHandle, wp, 4) },
+        107000,
+    );
+    ok(unsafe { aclrtKernelArgsParaUpdate(a, p, wp, 4) });
+    let s = stream();
+    err(
+        unsafe { aclrtLaunchKernelWithConfig(f, 1, s, null_mut(), a, null_mut()) },
+        107000,
+    );
+    ok(unsafe { aclrtKernelArgsFinalize(a) });
+    ok(unsafe { aclrtDestroyStream(s) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}
+
+#[test]
+fn lists_in_user_memory_hold_the_kernels_parameters() {
+    let _d = Dev::new(0);
+    let bin = load();
+    let f = function(bin, "store");
+    let (mut hsize, mut msize) = (0usize, 0usize);
+    err(
+        unsafe { aclrtKernelArgsGetHandleMemSize(null_mut(), &mut hsize) },
+        100000,
+    );
+    err(
+        unsafe { aclrtKernelArgsGetHandleMemSize(f, null_mut()) },
+        100000,
+    );
+    ok(unsafe { aclrtKernelArgsGetHandleMemSize(f, &mut hsize) });
+    err(
+        unsafe { aclrtKernelArgsGetMemSize(f, 12, null_mut()) },
+        100000,
+    );
+    ok(unsafe { aclrtKernelArgsGetMemSize(f, 12, &mut msize) });
+    assert_eq!(
+        msize,
+        12 + 64 + 2 * 8,
+        "user bytes, system slots, alignment per parameter"
+    );
+    let mut handle = vec![0u64; hsize.div_ceil(8)];
+    let mut mem = vec![0u8; msize];
+    let a = handle.as_mut_ptr().cast::<c_void>();
+    let m = mem.as_mut_ptr().cast::<c_void>();
+    err(
+        unsafe { aclrtKernelArgsInitByUserMem(null_mut(), a, m, msize) },
+        100000,
+    );
+    err(
+        unsafe { aclrtKernelArgsInitByUserMem(f, null_mut(), m, msize) },
+        100000,
+    );
+    err(
+        unsafe { aclrtKernelArgsInitByUserMem(f, a, null_mut(), msize) },
+        100000,
+    );
+    err(unsafe { aclrtKernelArgsInitByUserMem(f, a, m, 0) }, 100000);
+    ok(unsafe { aclrtKernelArgsInitByUserMem(f, a, m, msize) });
+
+    let out = malloc(16);
+    ok(append(a, &Arg::Ptr(out)));
+    ok(append(a, &Arg::U32(40)));
+    // `store` has two parameters: a third does not fit a list sized for it.
+    err(append(a, &Arg::U32(1)), 107000);
+    ok(unsafe { aclrtKernelArgsFinalize(a) });
+    // The thread's own list is another one.
+    let other = args(f, &[Arg::Ptr(out), Arg::U32(1)]);
+    assert_ne!(other, a);
+    let s = stream();
+    ok(unsafe { aclrtLaunchKernelWithConfig(f, 2, s, null_mut(), a, null_mut()) });
+    ok(sync(s));
+    assert_eq!(read_u32(out, 2), [40, 41]);
+    free(out);
+    ok(unsafe { aclrtDestroyStream(s) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}
+
+#[test]
+fn launch_with_config_checks_its_arguments_and_attributes() {
+    let _d = Dev::new(0);
+    let bin = load();
+    let f = function(bin, "store");
+    let spin = function(bin, "spin");
+    let out = malloc(16);
+    let s = stream();
+    let a = args(f, &[Arg::Ptr(out), Arg::U32(0)]);
+    let launch_cfg = |blocks: u32, cfg: *mut aclrtLaunchKernelCfg| unsafe {
+        aclrtLaunchKernelWithConfig(f, blocks, s, cfg, a, null_mut())
+    };
+    err(
+        unsafe { aclrtLaunchKernelWithConfig(null_mut(), 1, s, null_mut(), a, null_mut()) },
+        100000,
+    );
+    err(launch_cfg(0, null_mut()), 100000);
+    err(
+        unsafe { aclrtLaunchKernelWithConfig(f, 1, s, null_mut(), null_mut(), null_mut()) },
+        100000,
+    );
+    err(
+        unsafe { aclrtLaunchKernelWithConfig(f, 1, s, null_mut(), a, 8 as *mut c_void) },
+        100000,
+    );
+    err(
+        unsafe {
+            aclrtLaunchKernelWithConfig(0x40 as aclrtFuncHandle, 1, s, null_mut(), a, null_mut())
+        },
+        107017,
+    );
+    err(
+        unsafe {
+            aclrtLaunchKernelWithConfig(f, 1, 0x40 as aclrtStream, null_mut(), a, null_mut())
+        },
+        107017,
+    );
+    err(
+        unsafe { aclrtLaunchKernelWithConfig(spin, 1, s, null_mut(), a, null_mut()) },
+        107000,
+    );
+    err(launch_cfg(65536, null_mut()), 107000);
+
+    let attr = |id: u32, value: aclrtLaunchKernelAttrValue| aclrtLaunchKernelAttr { id, value };
+    let cfg_of = |attrs: &mut [aclrtLaunchKernelAttr]| {
+        let mut c = aclrtLaunchKernelCfg {
+            attrs: attrs.as_mut_ptr(),
+            numAttrs: attrs.len(),
+        };
+        launch_cfg(1, &mut c)
+    };
+    let v = |f: fn(&mut aclrtLaunchKernelAttrValue)| {
+        let mut x = aclrtLaunchKernelAttrValue { rsv: [0; 4] };
+        f(&mut x);
+        x
+    };
+    err(
+        cfg_of(&mut [attr(
+            ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE,
+            v(|x| x.schemMode = 2),
+        )]),
+        107000,
+    );
+    err(
+        cfg_of(&mut [attr(
+            ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH,
+            v(|x| x.isBlockTaskPrefetch = 2),
+        )]),
+        107000,
+    );
+    err(
+        cfg_of(&mut [attr(
+            ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP,
+            v(|x| x.isDataDump = 2),
+        )]),
+        107000,
+    );
+    err(
+        cfg_of(&mut [
+            attr(ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT, v(|x| x.timeout = 1)),
+            attr(
+                ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US,
+                v(|x| x.timeoutUs.timeoutLow = 5),
+            ),
+        ]),
+        107000,
+    );
+    ok(cfg_of(&mut [
+        attr(ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE, v(|x| x.schemMode = 1)),
+        attr(ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP, v(|x| x.isDataDump = 1)),
+        attr(99, v(|x| x.rsv = [7; 4])),
+    ]));
+    let mut no_attrs = aclrtLaunchKernelCfg {
+        attrs: null_mut(),
+        numAttrs: 0,
+    };
+    err(launch_cfg(1, &mut no_attrs), 107000);
+    ok(sync(s));
+    assert_eq!(read_u32(out, 1), [0]);
+
+    // A list that is not finalized.
+    let mut fresh = null_mut();
+    ok(unsafe { aclrtKernelArgsInit(f, &mut fresh) });
+    err(
+        unsafe { aclrtLaunchKernelWithConfig(f, 1, s, null_mut(), fresh, null_mut()) },
+        107000,
+    );
+    free(out);
+    ok(unsafe { aclrtDestroyStream(s) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}
+
+#[test]
+fn blocks_get_their_index_and_launches_are_stream_ordered() {
+    let _d = Dev::new(0);
+    let bin = load();
+    let store = function(bin, "store");
+    let spin = function(bin, "spin");
+    let out = malloc(64);
+    let s = stream();
+    launch(spin, 1, s, &[Arg::U32(10)]);
+    launch(store, 16, s, &[Arg::Ptr(out), Arg::U32(100)]);
+    // A copy after the launch sees what the kernel wrote.
+    let mut host = vec![0u8; 64];
+    ok(unsafe {
+        aclrtMemcpyAsync(
+            host.as_mut_ptr().cast(),
+            64,
+            out,
+            64,
+            ACL_MEMCPY_DEVICE_TO_HOST,
+            s,
+        )
+    });
+    ok(sync(s));
+    let got: Vec<u32> = host
+        .chunks(4)
+        .map(|c| u32::from_ne_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(got, (100..116).collect::<Vec<u32>>());
+    free(out);
+    ok(unsafe { aclrtDestroyStream(s) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}
+
+#[test]
+fn placeholders_point_at_a_copy_of_their_buffer() {
+    let _d = Dev::new(0);
+    let bin = load();
+    let f = function(bin, "sum");
+    let out = malloc(4);
+    let s = stream();
+    let mut a = null_mut();
+    ok(unsafe { aclrtKernelArgsInit(f, &mut a) });
+    ok(append(a, &Arg::Ptr(out)));
+    let mut ph = null_mut();
+    ok(unsafe { aclrtKernelArgsAppendPlaceHolder(a, &mut ph) });
+    let mut p = null_mut();
+    let n = 5u32;
+    ok(unsafe { aclrtKernelArgsAppend(a, (&n as *const u32).cast_mut().cast(), 4, &mut p) });
+    let mut buf = null_mut();
+    ok(unsafe { aclrtKernelArgsGetPlaceHolderBuffer(a, ph, 20, &mut buf) });
+    let data = buf.cast::<u32>();
+    for i in 0..5 {
+        unsafe { data.add(i).write(i as u32 + 1) };
+    }
+    ok(unsafe { aclrtKernelArgsFinalize(a) });
+    ok(unsafe { aclrtLaunchKernelWithConfig(f, 1, s, null_mut(), a, null_mut()) });
+    // The launch took a copy: changing the host buffer now changes nothing.
+    unsafe { data.write(100) };
+    ok(sync(s));
+    assert_eq!(read_u32(out, 1), [15]);
+    // An update of an ordinary parameter, finalized again, applies to the next launch.
+    let three = 3u32;
+    ok(unsafe { aclrtKernelArgsParaUpdate(a, p, (&three as *const u32).cast_mut().cast(), 4) });
+    ok(unsafe { aclrtKernelArgsFinalize(a) });
+    ok(unsafe { aclrtLaunchKernelWithConfig(f, 1, s, null_mut(), a, null_mut()) });
+    ok(sync(s));
+    assert_eq!(read_u32(out, 1), [100 + 2 + 3]);
+    free(out);
+    ok(unsafe { aclrtDestroyStream(s) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}
+
+#[test]
+fn launch_kernel_reads_its_arguments_from_device_memory() {
+    let _d = Dev::new(0);
+    let bin = load();
+    let f = function(bin, "store");
+    let out = malloc(16);
+    let s = stream();
+    let mut packed = [0u8; 12];
+    packed[..8].copy_from_slice(&(out as usize as u64).to_ne_bytes());
+    packed[8..].copy_from_slice(&50u32.to_ne_bytes());
+    let dargs = malloc(12);
+    h2d(dargs, &packed);
+    err(
+        unsafe { aclrtLaunchKernel(null_mut(), 1, dargs, 12, s) },
+        100000,
+    );
+    err(unsafe { aclrtLaunchKernel(f, 1, null(), 12, s) }, 100000);
+    err(
+        unsafe { aclrtLaunchKernel(0x40 as aclrtFuncHandle, 1, dargs, 12, s) },
+        107017,
+    );
+    err(unsafe { aclrtLaunchKernel(f, 0, dargs, 12, s) }, 107000);
+    err(unsafe { aclrtLaunchKernel(f, 1, dargs, 0, s) }, 107000);
+    ok(unsafe { aclrtLaunchKernel(f, 3, dargs, 12, s) });
+    ok(sync(s));
+    assert_eq!(read_u32(out, 3), [50, 51, 52]);
+    // Host memory is not where the device reads arguments: the kernel fails.
+    ok(unsafe { aclrtLaunchKernel(f, 1, packed.as_ptr().cast(), 12, s) });
+    err(sync(s), 507035);
+    // Too few bytes for the kernel's parameters: the kernel fails too.
+    ok(unsafe { aclrtLaunchKernel(f, 1, dargs, 8, s) });
+    let code = sync(s);
+    assert_eq!(code, 507035);
+    assert!(take_msg().contains("short arguments"));
+    free(dargs);
+    free(out);
+    ok(unsafe { aclrtDestroyStream(s) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}
+
+#[test]
+fn a_failed_kernel_fails_its_task_with_the_core_exception() {
+    let _d = Dev::new(0);
+    let bin = load();
+    let fail_odd = function(bin, "fail_odd");
+    let store = function(bin, "store");
+    let cube = function(bin, "cube");
+    let out = malloc(16);
+    let s = stream();
+    // CONTINUE (the default): the stream reports the failure once and goes on.
+    launch(fail_odd, 4, s, &[Arg::Ptr(out)]);
+    err(sync(s), 507035);
+    launch(fail_odd, 4, s, &[Arg::Ptr(out)]);
+    assert_eq!(sync(s), 507035);
+    let msg = take_msg();
+    assert!(
+        msg.contains(
+            "kernel failed: fail_odd: block 1 of 4: odd block (and 1 more block(s) failed)"
+        ),
+        "{msg}"
+    );
+    assert_eq!(unsafe { aclrtGetLastError(ACL_RT_THREAD_LEVEL) }, 507035);
+    assert_eq!(read_u32(out, 4), [1, 0, 1, 0], "the other blocks ran");
+    launch(store, 1, s, &[Arg::Ptr(out), Arg::U32(9)]);
+    ok(sync(s));
+    assert_eq!(read_u32(out, 1), [9]);
+    // A cube-core kernel reports an AI-core exception, unless the launch or the binary says
+    // it runs on vector cores.
+    launch(cube, 1, s, &[]);
+    err(sync(s), 507015);
+    let mut engine = [aclrtLaunchKernelAttr {
+        id: ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE,
+        value: aclrtLaunchKernelAttrValue {
+            engineType: ACL_RT_ENGINE_TYPE_AIV,
+        },
+    }];
+    let mut cfg = aclrtLaunchKernelCfg {
+        attrs: engine.as_mut_ptr(),
+        numAttrs: 1,
+    };
+    let a = args(cube, &[]);
+    ok(unsafe { aclrtLaunchKernelWithConfig(cube, 1, s, &mut cfg, a, null_mut()) });
+    err(sync(s), 507035);
+    let mut opt = [aclrtBinaryLoadOption {
+        type_: ACL_RT_BINARY_LOAD_OPT_MAGIC,
+        value: aclrtBinaryLoadOptionValue {
+            magic: ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE,
+        },
+    }];
+    let mut opts = aclrtBinaryLoadOptions {
+        options: opt.as_mut_ptr(),
+        numOpt: 1,
+    };
+    let mut vbin = null_mut();
+    ok(unsafe { aclrtBinaryLoadFromFile(cpath(binary_path()).as_ptr(), &mut opts, &mut vbin) });
+    let vcube = function(vbin, "cube");
+    launch(vcube, 1, s, &[]);
+    err(sync(s), 507035);
+    free(out);
+    ok(unsafe { aclrtDestroyStream(s) });
+    ok(unsafe { aclrtBinaryUnLoad(vbin) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}
+
+#[test]
+fn stop_mode_fails_the_context_after_a_kernel_failure() {
+    let _d = Dev::new(0);
+    // A context of its own: STOP mode switches the whole context.
+    let mut ctx = null_mut();
+    ok(unsafe { aclrtCreateContext(&mut ctx, 0) });
+    let bin = load();
+    let fail_odd = function(bin, "fail_odd");
+    let store = function(bin, "store");
+    let out = malloc(8);
+    let s = stream();
+    let other = stream();
+    ok(unsafe { aclrtSetStreamFailureMode(s, ACL_STOP_ON_FAILURE.into()) });
+    launch(store, 1, s, &[Arg::Ptr(out), Arg::U32(1)]);
+    launch(fail_odd, 2, s, &[Arg::Ptr(out)]);
+    launch(store, 2, s, &[Arg::Ptr(out), Arg::U32(5)]);
+    err(sync(s), 507035);
+    assert_eq!(
+        read_u32(out, 2),
+        [1, 0],
+        "the task after the failure was discarded"
+    );
+    // Every submission and synchronisation of the context reports it.
+    let a = args(store, &[Arg::Ptr(out), Arg::U32(7)]);
+    err(
+        unsafe { aclrtLaunchKernelWithConfig(store, 1, other, null_mut(), a, null_mut()) },
+        507035,
+    );
+    err(sync(other), 507035);
+    free(out);
+    ok(unsafe { aclrtDestroyContext(ctx) });
+    ok(unsafe { aclrtSetDevice(0) });
+    ok(unsafe { aclrtResetDevice(0) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}
+
+#[test]
+fn timeouts_and_error_details() {
+    // Device 1: the error details are the device's, and no other test of this file uses it.
+    let _d = Dev::new(1);
+    let bin = load();
+    let spin = function(bin, "spin");
+    let probe = function(bin, "probe");
+    let fail_odd = function(bin, "fail_odd");
+    let s = stream();
+    let mut info: aclrtErrorInfo = unsafe { std::mem::zeroed() };
+    err(unsafe { aclrtGetErrorVerbose(1, null_mut()) }, 100000);
+    ok(unsafe { aclrtGetErrorVerbose(1, &mut info) });
+    assert_eq!(info.errorType, ACL_RT_NO_ERROR);
+
+    let spin_with_timeout = |ms: u32, us: u32| {
+        let mut t = [aclrtLaunchKernelAttr {
+            id: ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US,
+            value: aclrtLaunchKernelAttrValue {
+                timeoutUs: aclrtTimeoutUs {
+                    timeoutLow: us,
+                    timeoutHigh: 0,
+                },
+            },
+        }];
+        let mut cfg = aclrtLaunchKernelCfg {
+            attrs: t.as_mut_ptr(),
+            numAttrs: 1,
+        };
+        let a = args(spin, &[Arg::U32(ms)]);
+        ok(unsafe { aclrtLaunchKernelWithConfig(spin, 1, s, &mut cfg, a, null_mut()) });
+        sync(s)
+    };
+    err(spin_with_timeout(30, 1000), 507034);
+    ok(spin_with_timeout(1, 10_000_000));
+
+    let buf = malloc(16);
+    launch(probe, 1, s, &[Arg::Ptr(buf), Arg::U64(12)]);
+    ok(sync(s));
+    launch(probe, 1, s, &[Arg::Ptr(buf), Arg::U64(16)]);
+    err(sync(s), 507035);
+    ok(unsafe { aclrtGetErrorVerbose(1, &mut info) });
+    assert_eq!(info.errorType, ACL_RT_ERROR_MEMORY);
+    assert_eq!(info.hasDetail, 1);
+    let uce = unsafe { info.detail.uceInfo };
+    assert_eq!(uce.arraySize, 1);
+    assert_eq!(uce.memUceInfoArray[0].addr as usize, buf as usize + 16);
+    assert_eq!(uce.memUceInfoArray[0].len, 4);
+    launch(fail_odd, 2, s, &[Arg::Ptr(buf)]);
+    err(sync(s), 507035);
+    ok(unsafe { aclrtGetErrorVerbose(1, &mut info) });
+    assert_eq!(info.errorType, ACL_RT_ERROR_OTHERS);
+    free(buf);
+    ok(unsafe { aclrtDestroyStream(s) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}
+
+const CHILD: &str = "ASCENDCL_EMU_KERNEL_TEST_CHILD";
+
+/// Runs `child_process_checks` in a child process with `threads` kernel threads.
+fn in_child(threads: &str) -> String {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_process_checks",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, "1")
+        .env(ascendcl_emu::kernel_pool::ENV_KERNEL_THREADS, threads)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn printf_parallel_blocks_and_the_exception_callback() {
+    let out = in_child("4");
+    // The harness may print its own text before the first line of the test.
+    let lines: Vec<&str> = out
+        .lines()
+        .filter_map(|l| {
+            ["store block", "child:"]
+                .iter()
+                .find_map(|m| l.find(m))
+                .map(|i| &l[i..])
+        })
+        .collect();
+    let mut expected: Vec<String> = vec!["child: before".to_string()];
+    expected.extend((0..8).map(|b| format!("store block {b}")));
+    expected.push("child: after".to_string());
+    expected.push("child: met 2".to_string());
+    expected.push("store block 0".to_string());
+    expected.push("child: exception of the last task true device 0 code 507035".to_string());
+    assert_eq!(lines, expected);
+}
+
+static EXCEPTION: std::sync::Mutex<Option<(u32, u32, u32)>> = std::sync::Mutex::new(None);
+
+extern "C" fn on_exception(info: *mut aclrtExceptionInfo) {
+    let got = unsafe {
+        (
+            aclrtGetTaskIdFromExceptionInfo(info),
+            aclrtGetDeviceIdFromExceptionInfo(info),
+            aclrtGetErrorCodeFromExceptionInfo(info),
+        )
+    };
+    *EXCEPTION.lock().unwrap() = Some(got);
+}
+
+/// The child's part: kernel output in block order between the program's lines, two blocks
+/// that wait for each other (four threads), and the exception callback of a failed kernel.
+#[test]
+fn child_process_checks() {
+    if std::env::var_os(CHILD).is_none() {
+        return;
+    }
+    assert_eq!(ascendcl_emu::kernel_pool::threads(), 4);
+    let _d = Dev::new(0);
+    let bin = load();
+    let store = function(bin, "store");
+    let meet = function(bin, "meet");
+    let fail_odd = function(bin, "fail_odd");
+    let out = malloc(64);
+    let s = stream();
+    println!("child: before");
+    launch(store, 8, s, &[Arg::Ptr(out), Arg::U32(0)]);
+    ok(sync(s));
+    println!("child: after");
+    let count = malloc(4);
+    h2d(count, &[0; 4]);
+    launch(meet, 2, s, &[Arg::Ptr(count)]);
+    ok(sync(s));
+    println!("child: met {}", read_u32(count, 1)[0]);
+    ok(unsafe { aclrtSetExceptionInfoCallback(Some(on_exception)) });
+    launch(store, 1, s, &[Arg::Ptr(out), Arg::U32(0)]);
+    launch(fail_odd, 2, s, &[Arg::Ptr(out)]);
+    err(sync(s), 507035);
+    ok(unsafe { aclrtSetExceptionInfoCallback(None) });
+    let (task, device, code) = EXCEPTION.lock().unwrap().expect("the callback ran");
+    // The failed task is the last one this thread put on a stream it created.
+    let mut last = 0;
+    ok(unsafe { aclrtGetThreadLastTaskId(&mut last) });
+    println!(
+        "child: exception of the last task {} device {device} code {code}",
+        task == last
+    );
+    free(count);
+    free(out);
+    ok(unsafe { aclrtDestroyStream(s) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}
