@@ -53,6 +53,10 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
         "--test",
         "ascend950",
     ]))?;
+    // The workspace build above has `half` on (a sample asks for it); the compile-fail case
+    // whose expected output lists the element types is checked without it too.
+    tools::step("cargo test -p ascendcl --test compile_fail (without the half feature)");
+    tools::run(cargo().args(["test", "-p", "ascendcl", "--test", "compile_fail"]))?;
     // Without its default `emulator` feature the safe API has no backend on a machine without
     // CANN, so its tests are built, not run.
     tools::step(
