@@ -2,7 +2,7 @@
 //!
 //! `bench [--quick] [--report] [-- CRITERION ARGS]` ([`runner`]) runs `cargo bench -p
 //! ascendcl-benches` and records the machine next to criterion's results. `bench-report
-//! [--criterion DIR]` ([`report`]) reads what the run left ([`results`]: criterion's estimates,
+//! [--criterion DIR]` ([`mod@report`]) reads what the run left ([`results`]: criterion's estimates,
 //! the suite's record, the machine record) and writes `docs/benchmarks.md` and the plot
 //! `docs/benchmarks-throughput.svg` ([`plot`]).
 
