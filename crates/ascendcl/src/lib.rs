@@ -324,7 +324,10 @@ pub use device_info::{
 pub use drop_errors::{drop_errors_overflow, take_drop_errors};
 pub use error::{Error, Result, error_code, error_codes, error_name};
 pub use event::{Event, EventFlags, EventWaitStatus};
-pub use exception::{ExceptionCallback, ExceptionInfo, last_error, last_task_id, peek_last_error};
+pub use exception::{
+    ExceptionCallback, ExceptionInfo, last_error, last_task_id, peek_last_error,
+    recent_error_message,
+};
 pub use handoff::Handoff;
 pub use host_fn::{CallbackBlock, HostFnHandle, ReportSubscription};
 pub use host_fn_subscription::HostFnSubscription;
@@ -343,7 +346,7 @@ pub use notify::Notify;
 pub use peer::PeerAccess;
 pub use release::{ReleaseError, ReleaseResult};
 pub use runtime::{
-    AclVersion, BackendChoice, BackendInfo, BackendKind, LoadError, LoadFailure, Runtime,
+    AclVersion, BackendChoice, BackendInfo, BackendKind, LoadError, LoadFailure, RunMode, Runtime,
     install_backend,
 };
 pub use scope::{AsyncDest, AsyncSource, Claimed, Scope};
