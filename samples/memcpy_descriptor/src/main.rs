@@ -25,7 +25,9 @@ fn run() -> Result<(), Box<dyn Error>> {
     let device = rt.device(0)?; // aclrtSetDevice
     let stream = device.create_stream()?; // aclrtCreateStream
     // The reference's pattern.
-    let input: Vec<u32> = (0..ELEMENTS as u32).map(|i| (i * 37 + 11) ^ 0x5A5A).collect();
+    let input: Vec<u32> = (0..ELEMENTS as u32)
+        .map(|i| (i * 37 + 11) ^ 0x5A5A)
+        .collect();
     let src = device.clone_htod(&input)?; // aclrtMalloc, aclrtMemcpy
     let mut dst = device.alloc_zeros::<u32>(ELEMENTS)?; // aclrtMalloc, aclrtMemset
     let mut desc = MemcpyDescriptor::new(&device)?; // aclrtGetMemcpyDescSize, aclrtMalloc

@@ -43,7 +43,10 @@ fn run() -> Result<(), Box<dyn Error>> {
 
     let package = rt.package_version(PACKAGE)?; // aclsysGetVersionStr, aclsysGetVersionNum
     info!("CANN package [{PACKAGE}] version string: {}", package.text);
-    info!("CANN package [{PACKAGE}] version number: {}", package.number);
+    info!(
+        "CANN package [{PACKAGE}] version number: {}",
+        package.number
+    );
     let plausible = match release_number(&package.text) {
         Some(n) => n == package.number,
         None => !package.text.is_empty() && package.number.get() > 0,
