@@ -15,9 +15,12 @@
 //! says what happened instead of comparing empty values. `--help` (or `-h`) among the sample's
 //! arguments only runs the sample and passes its usage and exit status through.
 //!
-//! Samples that check their own results (every sample that prints no `Source data:` line) end
-//! with their own `[SUCCESS] ...` or `[FAILURE] ...` line; the verdict then is that line, and a
-//! run passes only with a `[SUCCESS]` line, no `[FAILURE]` line and exit status 0.
+//! Samples that check their own results end with their own `[SUCCESS] ...` or `[FAILURE] ...`
+//! line (as CANN's programs or their run.sh print it). The xtask does not repeat it: it adds one
+//! line of its own, `==> verdict: pass (the sample's [SUCCESS] line)` or `==> verdict: FAIL (why)`.
+//! Such a run passes only with a last `[SUCCESS]` line, no `[FAILURE]` line and exit status 0,
+//! and, when it also prints `Source data:` and `Destination data:` (the two-process memory
+//! samples), with the two values equal.
 //!
 //! `cargo xtask sample --all` builds every sample once, runs each as above and prints a table of
 //! sample, verdict and time; it fails when any sample does.
@@ -77,8 +80,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let all = samples()?;
     match ours {
         [flag] if flag == "--list" => {
+            let width = all.iter().map(|s| s.name.len()).max().unwrap_or(0);
             for s in &all {
-                println!("{:<12} {}", s.name, s.description);
+                println!("{:<width$} {}", s.name, s.description);
             }
             Ok(())
         }
@@ -137,10 +141,16 @@ fn run_all(all: &[Sample]) -> Result<(), String> {
         rows.push((sample.name.as_str(), result, start.elapsed()));
     }
     println!();
-    println!("{:<28} {:<8} {:>8}", "sample", "verdict", "time");
+    let width = rows
+        .iter()
+        .map(|(n, _, _)| n.len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    println!("{:<width$} {:<8} {:>8}", "sample", "verdict", "time");
     for (name, result, time) in &rows {
         let verdict = if result.is_ok() { "pass" } else { "FAIL" };
-        println!("{name:<28} {verdict:<8} {:>7.2}s", time.as_secs_f64());
+        println!("{name:<width$} {verdict:<8} {:>7.2}s", time.as_secs_f64());
     }
     let failed: Vec<&str> = rows
         .iter()
@@ -193,13 +203,7 @@ fn run_sample(sample: &Sample, sample_args: &[String]) -> Result<(), String> {
     // run.sh: grep/awk the two values and compare them.
     let log = std::fs::read_to_string(&log_path)
         .map_err(|e| format!("cannot read {}: {e}", log_path.display()))?;
-    let source = field_after(&log, "Source data:");
-    let destination = field_after(&log, "Destination data:");
-    let verdict = if source.is_none() && destination.is_none() && own_verdict(&log).is_some() {
-        own(&sample.name, &log, status)
-    } else {
-        verdict(&sample.name, &source, &destination, status)
-    };
+    let verdict = judge(&sample.name, &log, status);
     println!("{}", verdict.line);
     if verdict.passed {
         Ok(())
@@ -212,7 +216,19 @@ fn run_sample(sample: &Sample, sample_args: &[String]) -> Result<(), String> {
     }
 }
 
-/// The `[SUCCESS]` / `[FAILURE]` line and whether the run passed.
+/// The verdict of one run from its output and exit status: the sample's own verdict when it
+/// printed one, run.sh's comparison of the two values otherwise.
+fn judge(name: &str, log: &str, status: std::process::ExitStatus) -> Verdict {
+    let source = field_after(log, "Source data:");
+    let destination = field_after(log, "Destination data:");
+    if own_verdict(log).is_some() {
+        own(log, status, &source, &destination)
+    } else {
+        verdict(name, &source, &destination, status)
+    }
+}
+
+/// The line the xtask prints after the run and whether the run passed.
 struct Verdict {
     line: String,
     passed: bool,
@@ -265,21 +281,58 @@ fn own_verdict(log: &str) -> Option<&str> {
         .find(|l| l.starts_with("[SUCCESS]") || l.starts_with("[FAILURE]"))
 }
 
-/// The verdict of a sample that checks its own results: its `[SUCCESS]` line with exit status 0
-/// and no `[FAILURE]` line anywhere.
-fn own(name: &str, log: &str, status: std::process::ExitStatus) -> Verdict {
-    let failed_line = log.lines().any(|l| l.starts_with("[FAILURE]"));
-    let line = own_verdict(log).unwrap_or_default().to_string();
-    if status.success() && !failed_line && line.starts_with("[SUCCESS]") {
-        return Verdict { line, passed: true };
-    }
+/// The verdict of a sample that checks its own results: its last verdict line is `[SUCCESS]`,
+/// no line is `[FAILURE]`, the exit status is 0 and the `Source data:` and `Destination data:`
+/// values, when it prints either, are both there and equal. The line says so without repeating
+/// the sample's own line.
+fn own(
+    log: &str,
+    status: std::process::ExitStatus,
+    source: &Option<String>,
+    destination: &Option<String>,
+) -> Verdict {
+    let last = own_verdict(log).unwrap_or_default();
+    let failure_line = log.lines().any(|l| l.starts_with("[FAILURE]"));
     let exit = match status.code() {
         Some(code) => format!("exit status {code}"),
         None => status.to_string(),
     };
-    Verdict {
-        line: format!("[FAILURE] {name} did not pass ({exit}; its last verdict: {line})"),
-        passed: false,
+    let problem = if !status.success() {
+        Some(if failure_line {
+            format!("{exit}, after the sample's [FAILURE] line")
+        } else {
+            format!("{exit}, although the sample printed [SUCCESS]")
+        })
+    } else if failure_line {
+        Some("the sample printed a [FAILURE] line, although it exited with status 0".to_string())
+    } else if !last.starts_with("[SUCCESS]") {
+        Some("the sample's last verdict line is not [SUCCESS]".to_string())
+    } else {
+        match (source, destination) {
+            (Some(s), Some(d)) if s != d => Some(format!(
+                "Source data: {s}, but Destination data: {d}, although the sample printed [SUCCESS]"
+            )),
+            (Some(s), None) => Some(format!("Source data: {s}, but no Destination data: line")),
+            (None, Some(d)) => Some(format!("Destination data: {d}, but no Source data: line")),
+            _ => None,
+        }
+    };
+    match (problem, source) {
+        (Some(why), _) => Verdict {
+            line: format!("==> verdict: FAIL ({why})"),
+            passed: false,
+        },
+        (None, Some(value)) => Verdict {
+            line: format!(
+                "==> verdict: pass (the sample's [SUCCESS] line; Source data and Destination \
+                 data both {value})"
+            ),
+            passed: true,
+        },
+        (None, None) => Verdict {
+            line: "==> verdict: pass (the sample's [SUCCESS] line)".to_string(),
+            passed: true,
+        },
     }
 }
 
@@ -329,7 +382,7 @@ fn field_after(log: &str, marker: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{field_after, own, verdict};
+    use super::{field_after, judge, verdict};
     use std::os::unix::process::ExitStatusExt;
     use std::process::ExitStatus;
 
@@ -377,12 +430,62 @@ mod tests {
         let ok = ExitStatus::from_raw(0);
         let failed = ExitStatus::from_raw(1 << 8);
         let good = "[INFO]  step\n[SUCCESS] vector_add: 1024 elements match\n";
-        assert!(own("vector_add", good, ok).passed);
-        assert!(!own("vector_add", good, failed).passed);
+        let pass = judge("vector_add", good, ok);
+        assert!(pass.passed);
+        // The xtask's line is its own: it does not repeat the sample's.
+        assert_eq!(pass.line, "==> verdict: pass (the sample's [SUCCESS] line)");
+        assert!(!judge("vector_add", good, failed).passed);
         let bad = "[FAILURE] element 3 differs\n[SUCCESS] cleanup\n";
-        assert!(!own("vector_add", bad, ok).passed);
-        let v = own("vector_add", "[FAILURE] element 3 differs\n", failed);
+        let v = judge("vector_add", bad, ok);
+        assert!(!v.passed && v.line.starts_with("==> verdict: FAIL ("));
+        let v = judge("vector_add", "[FAILURE] element 3 differs\n", failed);
         assert!(!v.passed && v.line.contains("exit status 1"));
+        let v = judge("vector_add", "[SUCCESS] a\n[INFO]  b\n", ok);
+        assert!(
+            v.passed,
+            "a [SUCCESS] line followed by information still passes"
+        );
+    }
+
+    #[test]
+    fn two_process_memory_samples_need_their_verdict_and_equal_values() {
+        let ok = ExitStatus::from_raw(0);
+        let log = |d: &str| {
+            format!(
+                "Source data: 123\nDestination data: {d}\n[SUCCESS] IPC memory sharing successfully.\n"
+            )
+        };
+        let pass = judge("ipc_memory_withpid", &log("123"), ok);
+        assert!(pass.passed);
+        assert_eq!(
+            pass.line,
+            "==> verdict: pass (the sample's [SUCCESS] line; Source data and Destination data \
+             both 123)"
+        );
+        assert!(!pass.line.contains("Memory copy successfully"));
+        let differ = judge("ipc_memory_withpid", &log("7"), ok);
+        assert!(!differ.passed && differ.line.contains("Destination data: 7"));
+        let half = judge(
+            "ipc_memory_withpid",
+            "Source data: 123\n[SUCCESS] done\n",
+            ok,
+        );
+        assert!(!half.passed && half.line.contains("no Destination data: line"));
+    }
+
+    #[test]
+    fn memory_samples_without_a_verdict_get_run_sh_s_line() {
+        let ok = ExitStatus::from_raw(0);
+        let v = judge(
+            "h2h",
+            "[INFO]  Source data: 123\n[INFO]  Destination data: 123\n",
+            ok,
+        );
+        assert!(v.passed);
+        assert_eq!(
+            v.line,
+            "[SUCCESS] Memory copy successfully. Values at source and destination are equal: 123"
+        );
     }
 
     #[test]

@@ -201,4 +201,25 @@ impl CurrentContext<'_> {
     pub fn as_raw(&self) -> sys::aclrtContext {
         self.raw
     }
+
+    /// The default stream of this context (`aclrtCtxGetCurrentDefaultStream`), as a raw handle.
+    /// The runtime owns it and it lives as long as the context; it is for FFI (a launch on the
+    /// default stream through [`raw`](crate::raw)) and for display. Work of this crate goes to
+    /// streams it creates, so that a scope can wait for exactly its own.
+    ///
+    /// ```
+    /// # let rt = ascendcl::Runtime::new()?;
+    /// let ctx = rt.device(0)?.create_context()?;
+    /// let stream = ctx.bind(|current| current.default_stream())??;
+    /// assert!(!stream.is_null());
+    /// # Ok::<(), ascendcl::Error>(())
+    /// ```
+    pub fn default_stream(&self) -> Result<sys::aclrtStream> {
+        // A call of this crate inside the closure may have made its own context current.
+        current::ensure_current(self.raw)?;
+        let mut stream: sys::aclrtStream = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        unsafe { crate::raw::aclrtCtxGetCurrentDefaultStream(&mut stream) }?;
+        Ok(stream)
+    }
 }

@@ -1,6 +1,6 @@
 //! Errors of tasks that failed on the device: the process-wide exception callback as a Rust
 //! closure ([`ExceptionCallback`]) receiving a typed [`ExceptionInfo`], and the calling thread's
-//! last error ([`last_error`], [`peek_last_error`]).
+//! last error ([`last_error`], [`peek_last_error`]) and recent message ([`recent_error_message`]).
 
 use crate::deferred::CallbackMark;
 use crate::error::{Error, Result};
@@ -152,6 +152,14 @@ pub fn last_error() -> Option<AclError> {
 pub fn peek_last_error() -> Option<AclError> {
     let e = raw::aclrtPeekAtLastError(sys::ACL_RT_THREAD_LEVEL);
     (e != AclError::SUCCESS).then_some(e)
+}
+
+/// The runtime's description of the calling thread's most recent failure, which this clears
+/// (`aclGetRecentErrMsg`); `None` when there is none. Every [`Error::Acl`] already carries the
+/// message read right after its failure, so this answers `None` after one was built: it is for
+/// failures of raw FFI calls.
+pub fn recent_error_message() -> Option<String> {
+    crate::result::diag::recent_err_msg()
 }
 
 /// The id of the last task the calling thread launched on a created stream

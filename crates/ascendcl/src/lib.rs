@@ -78,10 +78,10 @@
 //! | runtime concept | Rust type | C functions |
 //! |---|---|---|
 //! | process initialisation | [`Runtime`] (clonable; last drop finalises) | `aclInit`, `aclFinalize` |
-//! | backend (CANN / emulator) | [`BackendChoice`], [`BackendInfo`] | `aclrtGetSocName`, `aclrtGetVersion` |
+//! | backend (CANN / emulator) | [`BackendChoice`], [`BackendInfo`], [`Runtime::run_mode`] ([`RunMode`]) | `aclrtGetSocName`, `aclrtGetVersion`, `aclrtGetRunMode` |
 //! | device selected on a thread | [`Device`] | `aclrtSetDevice`, `aclrtResetDevice[Force]`, `aclrtSynchronizeDevice`, `aclrtGetMemInfo` |
 //! | device information and limits | [`Device::capability`], [`Device::attribute`], [`Device::utilization`], [`Device::status`], [`Device::res_limit`] | `aclGetDeviceCapability`, `aclrtGetDeviceInfo`, `aclrtGetDeviceUtilizationRate`, `aclrtQueryDeviceStatus`, `aclrt*DeviceResLimit` |
-//! | context | [`Context`], [`Context::bind`] | `aclrtCreateContext`, `aclrtDestroyContext`, `aclrtSetCurrentContext` |
+//! | context | [`Context`], [`Context::bind`], [`CurrentContext::default_stream`] | `aclrtCreateContext`, `aclrtDestroyContext`, `aclrtSetCurrentContext`, `aclrtCtxGetCurrentDefaultStream` |
 //! | stream | [`Stream`] | `aclrtCreateStreamWithConfig`, `aclrtDestroyStream[Force]`, `aclrtSynchronizeStream[WithTimeout]`, `aclrtStreamQuery`, `aclrtSetStreamFailureMode` |
 //! | event | [`Event`] | `aclrtCreateEvent[WithFlag]`, `aclrtRecordEvent`, `aclrtQueryEventStatus`, `aclrtSynchronizeEvent`, `aclrtEventElapsedTime`, `aclrtStreamWaitEvent` |
 //! | device memory | [`DeviceBuffer`] + [`MallocPolicy`] | `aclrtMalloc`, `aclrtFree`, `aclrtMemset` |
@@ -93,7 +93,7 @@
 //! | peer copies | [`PeerAccess`] | `aclrtDeviceCanAccessPeer`, `aclrtDeviceEnablePeerAccess`, `aclrtMemcpy` |
 //! | asynchronous copies | [`Stream::scope`], [`Scope`], [`Scope::copy_batch`], [`Scope::copy_with_desc`] ([`MemcpyDescriptor`]) | `aclrtMemcpyAsync`, `aclrtMemsetAsync`, `aclrtMemcpy2dAsync`, `aclrtMemcpyBatchAsync`, `aclrtMemcpyAsyncWithDesc` |
 //! | host functions | [`Stream::launch_host_fn`], [`ReportSubscription`] | `aclrtLaunchHostFunc`, `aclrtSubscribeReport`, `aclrtLaunchCallback`, `aclrtProcessReport` |
-//! | errors | [`Error`], [`AclError`], [`ReleaseError`], [`last_error`], [`peek_last_error`] | `aclGetRecentErrMsg`, `aclrtGetLastError`, `aclrtPeekAtLastError` |
+//! | errors | [`Error`], [`AclError`], [`ReleaseError`], [`last_error`], [`peek_last_error`], [`recent_error_message`] | `aclGetRecentErrMsg`, `aclrtGetLastError`, `aclrtPeekAtLastError` |
 //! | built-in tasks | [`Scope::reduce`] ([`ReduceKind`]), [`Scope::random`] ([`Distribution`], [`RandomState`]) | `aclrtReduceAsync`, `aclrtRandomNumAsync` |
 //! | failed device tasks | [`ExceptionCallback`], [`ExceptionInfo`] | `aclrtSetExceptionInfoCallback`, `aclrtGet*FromExceptionInfo` |
 //! | stream control | [`Stream::id`], [`Stream::stop`], [`Stream::abort`], [`StreamStateCallback`] | `aclrtStreamGetId`, `aclrtStreamStop`, `aclrtStreamAbort`, `aclrtRegStreamStateCallback` |
@@ -328,7 +328,10 @@ pub use device_info::{
 pub use drop_errors::{drop_errors_overflow, take_drop_errors};
 pub use error::{Error, Result, error_code, error_codes, error_name};
 pub use event::{Event, EventFlags, EventWaitStatus};
-pub use exception::{ExceptionCallback, ExceptionInfo, last_error, last_task_id, peek_last_error};
+pub use exception::{
+    ExceptionCallback, ExceptionInfo, last_error, last_task_id, peek_last_error,
+    recent_error_message,
+};
 pub use handoff::Handoff;
 pub use host_fn::{CallbackBlock, HostFnHandle, ReportSubscription};
 pub use host_fn_subscription::HostFnSubscription;
@@ -350,7 +353,7 @@ pub use notify::Notify;
 pub use peer::PeerAccess;
 pub use release::{ReleaseError, ReleaseResult};
 pub use runtime::{
-    AclVersion, BackendChoice, BackendInfo, BackendKind, LoadError, LoadFailure, Runtime,
+    AclVersion, BackendChoice, BackendInfo, BackendKind, LoadError, LoadFailure, RunMode, Runtime,
     install_backend,
 };
 pub use scope::{AsyncDest, AsyncSource, Claimed, Scope};

@@ -9,6 +9,7 @@
 
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::raw_enum::raw_enum;
 use crate::release::{ReleaseError, ReleaseResult};
 use crate::result;
 use ascendcl_sys as sys;
@@ -37,6 +38,7 @@ fn handles() -> std::sync::MutexGuard<'static, usize> {
 /// | [`Runtime::device`] | `aclrtSetDevice` |
 /// | [`Runtime::device_count`] | `aclrtGetDeviceCount` |
 /// | [`Runtime::backend`] | `aclrtGetSocName`, `aclrtGetVersion` |
+/// | [`Runtime::run_mode`] | `aclrtGetRunMode` |
 #[derive(Debug)]
 pub struct Runtime {
     _private: (),
@@ -115,6 +117,23 @@ impl Runtime {
         })
     }
 
+    /// Where this program runs relative to the device (`aclrtGetRunMode`): on a host that
+    /// drives it ([`RunMode::Host`], the usual case and the emulator's) or on the device's own
+    /// CPU ([`RunMode::Device`]).
+    ///
+    /// ```
+    /// # let rt = ascendcl::Runtime::new()?;
+    /// let mode = rt.run_mode()?;
+    /// println!("Current run mode: {mode}"); // ACL_HOST
+    /// # Ok::<(), ascendcl::Error>(())
+    /// ```
+    pub fn run_mode(&self) -> Result<RunMode> {
+        let mut mode: sys::aclrtRunMode = 0;
+        // SAFETY: a valid out-pointer.
+        unsafe { crate::raw::aclrtGetRunMode(&mut mode) }?;
+        RunMode::try_from(mode)
+    }
+
     /// Releases this handle, calling `aclFinalize` when it was the last one (dropping does the
     /// same, reporting a failure through [`take_drop_errors`](crate::take_drop_errors)). Open
     /// devices hold handles too, so the runtime is finalised only after the last device is
@@ -184,6 +203,26 @@ pub fn install_backend(choice: BackendChoice) -> Result<&'static sys::Backend> {
     #[cfg(not(feature = "emulator"))]
     let emulator: Option<fn() -> sys::Backend> = None;
     choice.install(emulator).map_err(Error::from)
+}
+
+raw_enum! {
+    /// Where the program runs relative to the device ([`Runtime::run_mode`], `aclrtRunMode`).
+    /// Displayed as the C name (`ACL_HOST`, `ACL_DEVICE`).
+    pub enum RunMode: sys::aclrtRunMode {
+        /// `ACL_DEVICE`: on the device's own CPU (a program started on the device).
+        Device = sys::ACL_DEVICE,
+        /// `ACL_HOST`: on a host that drives the device (over PCIe, say).
+        Host = sys::ACL_HOST,
+    }
+}
+
+impl std::fmt::Display for RunMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RunMode::Device => "ACL_DEVICE",
+            RunMode::Host => "ACL_HOST",
+        })
+    }
 }
 
 /// The ACL version reported by `aclrtGetVersion`.

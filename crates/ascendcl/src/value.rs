@@ -160,6 +160,12 @@ impl DeviceWord {
         self.buf.device_id()
     }
 
+    /// The word's device address, for display and FFI (the memory never moves while the word
+    /// exists).
+    pub fn as_ptr(&self) -> *const u64 {
+        self.addr as *const u64
+    }
+
     /// Frees the word (`aclrtFree`); on failure it comes back with the error.
     pub fn free(self) -> crate::ReleaseResult<(), Self> {
         let addr = self.addr;

@@ -74,3 +74,20 @@ fn the_thread_last_error_is_peeked_and_taken() {
     assert_eq!(ascendcl::last_error(), Some(code));
     assert_eq!(ascendcl::last_error(), None, "taking clears it");
 }
+
+#[test]
+fn the_recent_message_is_read_once() {
+    let r = rt();
+    let _d = r.device(0).unwrap();
+    let _ = ascendcl::recent_error_message();
+    // SAFETY: NULL is the documented invalid argument; the runtime checks it before writing.
+    let e = unsafe { ascendcl::raw::aclrtGetRunMode(std::ptr::null_mut()) }.unwrap_err();
+    // The error took the message with it: nothing is left to read.
+    match &e {
+        Error::Acl { message, .. } => assert!(message.is_some(), "{e}"),
+        other => panic!("expected a runtime error, got {other:?}"),
+    }
+    assert_eq!(ascendcl::recent_error_message(), None);
+    // The last error is still there, and reading the message did not clear it.
+    assert_eq!(ascendcl::last_error(), e.code());
+}

@@ -167,6 +167,51 @@ fn contexts_bind_and_restore() {
 }
 
 #[test]
+fn the_run_mode_is_host_on_the_emulator() {
+    let r = rt();
+    let mode = r.run_mode().unwrap();
+    assert_eq!(ascendcl::sys::aclrtRunMode::from(mode), {
+        let mut raw = 0;
+        // SAFETY: a valid out-pointer.
+        unsafe { ascendcl::raw::aclrtGetRunMode(&mut raw) }.unwrap();
+        raw
+    });
+    if emulator_active() {
+        assert_eq!(mode, ascendcl::RunMode::Host);
+        assert_eq!(mode.to_string(), "ACL_HOST");
+    }
+}
+
+#[test]
+fn each_context_has_its_own_default_stream() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let a = d.create_context().unwrap();
+    let b = d.create_context().unwrap();
+    let sa = a.bind(|c| c.default_stream()).unwrap().unwrap();
+    let sb = b.bind(|c| c.default_stream()).unwrap().unwrap();
+    assert!(!sa.is_null() && !sb.is_null());
+    assert_ne!(sa, sb, "two contexts, two default streams");
+    // Asked again, the same stream; also after a call of this crate switched contexts inside
+    // the closure.
+    let again = a
+        .bind(|c| {
+            d.mem_info(MemAttr::Hbm).unwrap();
+            c.default_stream()
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(again, sa);
+    // It is a stream the runtime accepts.
+    // SAFETY: the default stream of a live context, current inside the closure.
+    a.bind(|_| unsafe { ascendcl::raw::aclrtSynchronizeStream(sa) })
+        .unwrap()
+        .unwrap();
+    b.destroy().unwrap();
+    a.destroy().unwrap();
+}
+
+#[test]
 fn bind_restores_on_panic() {
     let r = rt();
     let d = r.device(0).unwrap();

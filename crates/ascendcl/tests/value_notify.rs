@@ -41,6 +41,9 @@ fn a_wait_holds_its_stream_until_the_condition_holds() {
     let word = DeviceWord::new(&d, 9).unwrap();
     assert_eq!(word.get().unwrap(), 9);
     assert_eq!(word.device_id(), 0);
+    // Its address is device memory of device 0, and the one the host copies read.
+    let at = ascendcl::pointer_attributes(word.as_ptr()).unwrap();
+    assert_eq!(at.location, ascendcl::PointerLocation::Device(0));
     for (compare, value, release) in [
         (ValueCompare::Geq, 10, 10),
         (ValueCompare::Eq, 123, 123),

@@ -1,10 +1,13 @@
 //! `callback_hostfunc`: the CANN runtime's `callback/1_callback_hostfunc` sample in safe Rust.
 //!
-//! An asynchronous copy from the device to the host, then a host function
-//! (`aclrtLaunchHostFunc`) that the stream runs on a runtime thread once the copy is done; the
-//! program checks that it ran on another thread and that the copied data sums as on the host.
+//! A device counter starts at 0. On a stream of a created context, in STOP failure mode, a task
+//! adds 1 to it (the built-in element-wise sum, `aclrtReduceAsync`, standing in for the
+//! reference's one-line kernel), then a Rust closure runs as a host function
+//! (`aclrtLaunchHostFunc`): the runtime calls it on a thread of its own once the stream reaches
+//! it, with no thread to create. After the wait (`aclrtSynchronizeStream`) the counter must read
+//! 1, and the closure must have run once, on another thread than the main one.
 
-use ascendcl::{DeviceBuffer, MallocPolicy, Runtime};
+use ascendcl::{FailureMode, ReduceKind, Runtime};
 use std::error::Error;
 use std::process::ExitCode;
 use std::sync::mpsc;
@@ -20,34 +23,41 @@ const FAIL: &str = "Run the callback_hostfunc sample failed.";
 fn run() -> Result<(), Box<dyn Error>> {
     let rt = Runtime::new()?; // aclInit
     let device = rt.device(0)?; // aclrtSetDevice
-    let stream = device.create_stream()?; // aclrtCreateStream
-    let input: Vec<i32> = (0..16).collect();
-    let dev = DeviceBuffer::from_slice(&device, &input, MallocPolicy::HugeFirst)?;
-    let mut back = vec![0i32; input.len()];
-    let (tx, rx) = mpsc::channel();
+    let ctx = device.create_context()?; // aclrtCreateContext
+    let mut num = device.clone_htod(&[0i32])?; // aclrtMalloc, aclrtMemcpy
+    let one = device.clone_htod(&[1i32])?;
+    let stream = ctx.create_stream()?; // aclrtCreateStream
+    stream.set_failure_mode(FailureMode::Stop)?; // aclrtSetStreamFailureMode
+    let (ran_on, seen) = mpsc::channel();
     stream.scope(|s| {
-        s.copy(&mut back, &dev)?; // aclrtMemcpyAsync, device to host
+        s.reduce(&mut num, &one, ReduceKind::Sum)?; // EasyOP: num += 1
         s.launch_host_fn(move || {
-            println!("Hostfunc callback!!!");
-            let _ = tx.send(std::thread::current().id());
+            // aclrtLaunchHostFunc
+            info!("Hostfunc callback!!!");
+            let _ = ran_on.send(std::thread::current().id());
         })?;
         Ok(())
     })?; // aclrtSynchronizeStream
-    let thread = rx.recv()?;
-    info!(
-        "The host function ran on {thread:?} (main is {:?})",
-        std::thread::current().id()
-    );
-    let result: i32 = back.iter().sum();
-    info!("result: {result}");
-    let expected: i32 = input.iter().sum();
-    if back != input || result != expected {
-        return Err(format!("expected {expected}, got {result}").into());
+    let result = num.copy_to_vec()?[0]; // aclrtMemcpy, device to host
+    info!("After assigning the task through the created stream, the current result is: {result}.");
+    let threads: Vec<_> = seen.try_iter().collect();
+    if result != 1 {
+        return Err(format!("the counter reads {result}, expected 1").into());
     }
-    stream.destroy()?; // aclrtDestroyStream
-    dev.free()?; // aclrtFree
-    device.reset()?; // aclrtResetDevice
+    if threads.len() != 1 || threads[0] == std::thread::current().id() {
+        return Err(format!(
+            "the host function ran {} time(s), on {threads:?}; expected once, on a runtime thread",
+            threads.len()
+        )
+        .into());
+    }
+    num.free()?; // aclrtFree
+    one.free()?;
+    stream.destroy_force()?; // aclrtDestroyStreamForce
+    ctx.destroy()?; // aclrtDestroyContext
+    device.reset_force()?; // aclrtResetDeviceForce
     rt.finalize()?; // aclFinalize
+    info!("Resource cleanup completed.");
     Ok(())
 }
 

@@ -1,11 +1,16 @@
 //! `device_p2p`: the CANN runtime's `device/2_device_P2P` sample in safe Rust.
 //!
-//! Asks whether devices 0 and 1 can reach each other (`aclrtDeviceCanAccessPeer`), enables
-//! peer access both ways (`aclrtDeviceEnablePeerAccess`), copies a buffer from device 0 to
-//! device 1 (`aclrtMemcpy`), then from device 1 to the host, checks the value, and disables the
-//! access again (`aclrtDeviceDisablePeerAccess`).
+//! Needs two devices (with fewer it says `[SKIP]` and passes, as the reference does). Asks
+//! whether device 0 can reach device 1 (`aclrtDeviceCanAccessPeer`), enables peer access both
+//! ways (`aclrtDeviceEnablePeerAccess` on each device), sets 10 bytes of device 0 to a value
+//! (`aclrtMalloc` with the P2P huge-first policy, `aclrtMemset`), copies them to zeroed memory of
+//! device 1 (`aclrtMemcpy`, device to device) and from there to the host, checks every byte,
+//! waits for the devices (`aclrtSynchronizeDevice`), disables the access both ways
+//! (`aclrtDeviceDisablePeerAccess`) and resets both devices.
+//!
+//! The value is the reference's: `rand() % 256` with the C library's default seed, 103.
 
-use ascendcl::{DeviceBuffer, MallocPolicy, Runtime};
+use ascendcl::{DeviceBuffer, HostBuffer, MallocPolicy, Runtime};
 use std::error::Error;
 use std::process::ExitCode;
 
@@ -14,45 +19,58 @@ macro_rules! info {
     ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
 }
 
-const OK: &str = "Run the device_p2p sample successfully.";
-const FAIL: &str = "Run the device_p2p sample failed.";
-/// The value the reference checks.
-const VALUE: i32 = 103;
-const LEN: usize = 256;
+const OK: &str = "Run the device_P2P sample successfully.";
+const FAIL: &str = "Run the device_P2P sample failed.";
+/// The reference's value: glibc's first `rand()` (1804289383) modulo 256.
+const VALUE: u8 = (1_804_289_383u32 % 256) as u8;
+/// The reference's buffer size, in bytes.
+const MEM_SIZE: usize = 10;
 
 fn run() -> Result<(), Box<dyn Error>> {
+    info!("Start to run device_P2P sample.");
     let rt = Runtime::new()?; // aclInit
-    let count = rt.device_count()?;
+    let count = rt.device_count()?; // aclrtGetDeviceCount
     if count < 2 {
-        return Err(format!("the sample needs two devices, the runtime has {count}").into());
+        info!("[SKIP] Need at least 2 visible devices for P2P, but got {count}.");
+        rt.finalize()?; // aclFinalize
+        return Ok(());
     }
     let d0 = rt.device(0)?; // aclrtSetDevice(0)
     let d1 = rt.device(1)?; // aclrtSetDevice(1)
-    let can = d0.can_access_peer(&d1)?; // aclrtDeviceCanAccessPeer
-    info!("Device 0 can access device 1: {can}");
-    if !can {
-        return Err("device 0 cannot access device 1".into());
+    if !d0.can_access_peer(&d1)? {
+        // aclrtDeviceCanAccessPeer
+        println!("[ERROR]  The device does not support peer access feature.");
+        drop((d0, d1));
+        rt.finalize()?;
+        return Ok(());
     }
-    let peer = d0.enable_peer_access(&d1)?; // aclrtDeviceEnablePeerAccess, both ways
-    info!("Peer access between devices {:?} enabled", peer.devices());
+    let peer = d0.enable_peer_access(&d1)?; // aclrtDeviceEnablePeerAccess, 0 → 1 and 1 → 0
 
-    let src = DeviceBuffer::from_slice(&d0, &[VALUE; LEN], MallocPolicy::HugeFirst)?;
-    let mut dst = DeviceBuffer::<i32>::zeroed(&d1, LEN, MallocPolicy::HugeFirst)?;
-    peer.copy(&mut dst, &src)?; // aclrtMemcpy, device 0 to device 1
-    info!("Memcpy from device 0 to device 1 success");
-    let host = dst.to_vec()?; // aclrtMemcpy, device 1 to host
-    info!("Memcpy from device 1 to host success");
-    info!("Value on the host: {}", host[0]);
-    if host.iter().any(|&x| x != VALUE) {
-        return Err(format!("expected {VALUE} in every element after the copies").into());
+    let policy = MallocPolicy::HugeFirstP2p;
+    let mut dev0 = DeviceBuffer::<u8>::zeroed(&d0, MEM_SIZE, policy)?; // aclrtMalloc
+    dev0.fill_bytes(VALUE)?; // aclrtMemset
+    let mut dev1 = DeviceBuffer::<u8>::zeroed(&d1, MEM_SIZE, policy)?;
+    peer.copy(&mut dev1, &dev0)?; // aclrtMemcpy, device 0 to device 1
+    info!("Device 0 to device 1 memcpy success.");
+
+    let mut host = HostBuffer::<u8>::zeroed(&d1, MEM_SIZE)?; // aclrtMallocHost
+    dev1.copy_to(&mut host)?; // aclrtMemcpy, device 1 to host
+    info!("Device 1 to host memcpy success.");
+    if let Some(i) = host.iter().position(|&b| b != VALUE) {
+        return Err(format!("byte {i} read back is {}, expected {VALUE}", host[i]).into());
     }
+    info!(
+        "The data read from the memory is {}, verify success!",
+        host[0]
+    );
 
-    dst.free()?; // aclrtFree
-    src.free()?;
+    d1.synchronize()?; // aclrtSynchronizeDevice
     peer.disable()?; // aclrtDeviceDisablePeerAccess, both ways
-    info!("Peer access disabled");
-    d1.reset()?; // aclrtResetDevice
-    d0.reset()?;
+    host.free()?; // aclrtFreeHost
+    dev1.free()?; // aclrtFree
+    d1.reset_force()?; // aclrtResetDeviceForce(1)
+    dev0.free()?;
+    d0.reset_force()?; // aclrtResetDeviceForce(0)
     rt.finalize()?; // aclFinalize
     Ok(())
 }

@@ -1,11 +1,14 @@
-//! `hccl_allreduce`: an all-reduce across every device of one process, the shape of CANN's
-//! HCCL collective examples in safe Rust.
+//! `hccl_allreduce`: HCCL's `02_collectives/01_allreduce` example in safe Rust: an all-reduce
+//! across the devices of one process.
 //!
-//! The main thread creates the rendezvous (`HcclGetRootInfo`); one thread per rank sets its
+//! The main thread counts the devices (`aclrtGetDeviceCount`: "Found N NPU device(s)
+//! available") and creates the rendezvous (`HcclGetRootInfo`); one thread per rank sets its
 //! device (rank `r` on device `r`) and joins (`HcclCommInitRootInfoConfig`, with an execution
-//! timeout), creates a stream, uploads its part of a known pattern (element `i` of rank `r` is
-//! `(i % 251) / 2 + r`), all-reduces it (sum) into a second buffer, and copies the result back;
-//! every rank's result is checked against the host's sum. A collective whose peers do not come
+//! timeout), creates a stream, uploads its input (element `i` is `i` on every rank, 8 elements
+//! as in the reference unless `--count` says otherwise), all-reduces it (sum) into a second
+//! buffer, and copies the result back; every element of every rank is checked against the
+//! host's sum, and each rank's first 8 are printed in rank order as the reference prints them
+//! (`rankId: 0, output: [ 0 4 8 … ]` for 4 ranks). A collective whose peers do not come
 //! fails after the execution timeout, and the main thread waits for the ranks with a deadline
 //! too, so a rank that fails or never arrives is reported, never waited for forever. On the
 //! emulator the machine is given one device per rank.
@@ -15,17 +18,14 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
-
 const OK: &str = "Run the hccl_allreduce sample successfully.";
+/// How many elements of each rank's result are printed (the reference's whole input).
+const SHOWN: usize = 8;
 const FAIL: &str = "Run the hccl_allreduce sample failed.";
 const USAGE: &str = "\
 usage: hccl_allreduce [--ranks N] [--count N] [--timeout SECS] [--lose-rank R]
   --ranks N       ranks, one device and one thread each (default 4)
-  --count N       f32 elements per rank (default 100003)
+  --count N       f32 elements per rank (default 8, as in the reference)
   --timeout SECS  how long the ranks may take in all (default 60)
   --lose-rank R   rank R returns before the all-reduce, to show how a lost rank is reported
   --help          this text";
@@ -46,7 +46,7 @@ enum Command {
 fn parse_args(args: &[String]) -> Result<Command, String> {
     let mut o = Options {
         ranks: 4,
-        count: 100_003,
+        count: 8,
         timeout: Duration::from_secs(60),
         lose: None,
     };
@@ -78,9 +78,10 @@ fn parse_args(args: &[String]) -> Result<Command, String> {
     Ok(Command::Run(o))
 }
 
-/// Element `i` of rank `r`'s input: exact in f32, and so is the sum over the ranks.
-fn input(r: u32, i: usize) -> f32 {
-    (i % 251) as f32 * 0.5 + r as f32
+/// Element `i` of rank `r`'s input, as in the reference: `i` on every rank. Exact in f32, and
+/// so is the sum over the ranks (up to 2^24 / ranks elements).
+fn input(_r: u32, i: usize) -> f32 {
+    i as f32
 }
 
 fn expected(n: u32, i: usize) -> f32 {
@@ -107,7 +108,7 @@ fn rank(comm: &Comm, count: usize) -> Result<Vec<f32>, String> {
             expected(n, i)
         ));
     }
-    Ok(out[..count.min(4)].to_vec())
+    Ok(out[..count.min(SHOWN)].to_vec())
 }
 
 fn run(o: &Options) -> Result<(), String> {
@@ -119,9 +120,8 @@ fn run(o: &Options) -> Result<(), String> {
         ascendcl_emu::config::set_config(c);
     }
     let rt = ascendcl::Runtime::new().map_err(|e| e.to_string())?;
-    info!("Backend: {}", rt.backend().description);
-    let available = rt.device_count().map_err(|e| e.to_string())?;
-    info!("Device count: {available}");
+    let available = rt.device_count().map_err(|e| e.to_string())?; // aclrtGetDeviceCount
+    println!("Found {available} NPU device(s) available");
     if available < o.ranks {
         return Err(format!(
             "{} ranks need {} devices; there are {available}",
@@ -132,11 +132,7 @@ fn run(o: &Options) -> Result<(), String> {
         .map(|d| rt.device(d))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
-    let info = RootInfo::new(&devices[0]).map_err(|e| e.to_string())?;
-    info!(
-        "HcclGetRootInfo: {} bytes to hand to every rank",
-        info.as_bytes().len()
-    );
+    let info = RootInfo::new(&devices[0]).map_err(|e| e.to_string())?; // HcclGetRootInfo
     // A collective whose peers do not arrive fails after this, on its stream.
     let config = CommConfig::builder()
         .exec_timeout(o.timeout.max(Duration::from_secs(1)))
@@ -152,12 +148,6 @@ fn run(o: &Options) -> Result<(), String> {
             let outcome = Comm::init_root_info(&dev, n, &info, r, Some(&config))
                 .map_err(|e| e.to_string())
                 .and_then(|comm| {
-                    if r == 0 {
-                        info!(
-                            "HcclCommInitRootInfoConfig: {n} ranks joined communicator {:?}",
-                            comm.name().unwrap_or_default()
-                        );
-                    }
                     let head = if lose == Some(r) {
                         Err("left before the all-reduce (--lose-rank)".to_string())
                     } else {
@@ -175,19 +165,14 @@ fn run(o: &Options) -> Result<(), String> {
     let deadline = Instant::now() + limit;
     let mut pending: Vec<u32> = (0..n).collect();
     let mut failures = Vec::new();
+    let mut outputs = Vec::new();
     while !pending.is_empty() {
         let left = deadline.saturating_duration_since(Instant::now());
         match results.recv_timeout(left) {
             Ok((r, outcome)) => {
                 pending.retain(|p| *p != r);
                 match outcome {
-                    Ok(head) => {
-                        let want: Vec<f32> = (0..head.len()).map(|i| expected(n, i)).collect();
-                        info!(
-                            "rank {r}: recv[0..{}] = {head:?}, expected {want:?}",
-                            head.len()
-                        );
-                    }
+                    Ok(head) => outputs.push((r, head)),
                     Err(e) => {
                         println!("[ERROR]  rank {r}: {e}");
                         failures.push(r);
@@ -202,13 +187,15 @@ fn run(o: &Options) -> Result<(), String> {
             }
         }
     }
+    // In rank order, as the reference's ranks print (each waits `rank` seconds first).
+    outputs.sort_by_key(|(r, _)| *r);
+    for (r, head) in &outputs {
+        let values: String = head.iter().map(|v| format!(" {v}")).collect();
+        println!("rankId: {r}, output: [{values} ]");
+    }
     if !failures.is_empty() {
         return Err(format!("ranks {failures:?} failed"));
     }
-    info!(
-        "Every rank holds the sum over {} ranks of {} elements",
-        o.ranks, o.count
-    );
     Ok(())
 }
 

@@ -5,9 +5,12 @@
 //! (`aclrtIpcGetEventHandle`) and starts process B (this binary again), which opens it
 //! (`aclrtIpcOpenEventHandle`) and sees the record still in flight (`aclrtQueryEventStatus`).
 //! When A's long task ends, B's stream, made to wait for the event (`aclrtStreamWaitEvent`),
-//! synchronises; B then records the event itself, and A, synchronising with it
-//! (`aclrtSynchronizeEventWithTimeout`), sees B's record complete. The handle travels as
-//! text over a pipe (CANN's sample writes `event_handle.bin`); every wait is bounded.
+//! synchronises; B then records the event itself and sends its completion flag, and A,
+//! synchronising with the event (`aclrtSynchronizeEventWithTimeout`), sees B's record complete.
+//! The handle and the flag travel as text over a pipe (CANN's sample writes `event_handle.bin`
+//! and `consumer_done.flag`); every wait is bounded. The reference's consumer sleeps 2 s to
+//! stand for work of its own ("doing some work..."); this one goes straight on. The long task
+//! A records behind, and B's look at the record in flight, are not in the reference.
 
 #[path = "../../common/two_process.rs"]
 mod two_process;
@@ -57,7 +60,7 @@ fn process_a() -> Result<(), Box<dyn Error>> {
     info!("Process A: event status = {mine} (1=completed)");
 
     info!("Process A: waiting for consumer to finish...");
-    let theirs: i32 = b.recv_parsed("the event status after its wait")?;
+    let theirs: i32 = b.recv_parsed("the event status after its record")?;
     let recorded = b.recv()?;
     // B's record of the same event: synchronising here waits for B's stream.
     event.synchronize_timeout(Some(PATIENCE))?;
@@ -97,14 +100,15 @@ fn process_b() -> Result<(), Box<dyn Error>> {
     stream.wait_event(&event)?; // aclrtStreamWaitEvent
     stream.synchronize_timeout(Some(PATIENCE))?; // aclrtSynchronizeStreamWithTimeout
     info!("Process B: event received, stream synchronized");
-    let after = status(event.is_complete()?);
-    info!("Process B: event status = {after} (1=completed)");
-    a.send(after);
 
     event.record(&stream)?; // aclrtRecordEvent: A sees it too
-    event.synchronize_timeout(Some(PATIENCE))?;
+    event.synchronize_timeout(Some(PATIENCE))?; // aclrtSynchronizeEventWithTimeout
     info!("Process B: event recorded");
+    let after = status(event.is_complete()?); // aclrtQueryEventStatus
+    info!("Process B: event status = {after} (1=completed)");
+    a.send(after);
     a.send("recorded");
+    info!("Process B: completion flag sent");
 
     event.destroy()?; // aclrtDestroyEvent
     stream.destroy()?;

@@ -1,6 +1,6 @@
 //! `memcpy_descriptor`: the CANN runtime's `memory/13_memcpy_descriptor` sample in safe Rust.
 //!
-//! Deterministic input (1024 `i32`) is copied to the device (`aclrtMemcpy`); a memcpy descriptor
+//! Deterministic input (1024 `u32`) is copied to the device (`aclrtMemcpy`); a memcpy descriptor
 //! is allocated in device memory (`aclrtGetMemcpyDescSize`, `aclrtMalloc`), written to describe a
 //! copy of the input into a second device buffer (`aclrtSetMemcpyDesc`) and run on a stream
 //! (`aclrtMemcpyAsyncWithDesc`), both in one [`Scope::copy_with_desc`] call that borrows the
@@ -24,14 +24,17 @@ fn run() -> Result<(), Box<dyn Error>> {
     let rt = Runtime::new()?; // aclInit
     let device = rt.device(0)?; // aclrtSetDevice
     let stream = device.create_stream()?; // aclrtCreateStream
-    let input: Vec<i32> = (0..ELEMENTS as i32).map(|i| i * 3 + 1).collect();
+    // The reference's pattern.
+    let input: Vec<u32> = (0..ELEMENTS as u32)
+        .map(|i| (i * 37 + 11) ^ 0x5A5A)
+        .collect();
     let src = device.clone_htod(&input)?; // aclrtMalloc, aclrtMemcpy
-    let mut dst = device.alloc_zeros::<i32>(ELEMENTS)?; // aclrtMalloc, aclrtMemset
+    let mut dst = device.alloc_zeros::<u32>(ELEMENTS)?; // aclrtMalloc, aclrtMemset
     let mut desc = MemcpyDescriptor::new(&device)?; // aclrtGetMemcpyDescSize, aclrtMalloc
     info!(
         "Configured a {}-byte memcpy descriptor for {} bytes of data",
         desc.size(),
-        ELEMENTS * size_of::<i32>()
+        ELEMENTS * size_of::<u32>()
     );
     // aclrtSetMemcpyDesc, aclrtMemcpyAsyncWithDesc, aclrtSynchronizeStream
     stream.scope(|s| s.copy_with_desc(&mut desc, &mut dst, &src))?;

@@ -19,9 +19,11 @@ macro_rules! info {
 const OK: &str = "Run the model_update sample successfully.";
 const FAIL: &str = "Run the model_update sample failed.";
 
+/// `ModelUtils::PrintArray` of the reference sample.
 fn print_array(v: &[f32]) {
-    let s: Vec<String> = v.iter().map(|x| format!("{x:.4}")).collect();
-    info!("The vector data is: {}", s.join(" "));
+    // Each value followed by two spaces, as the reference's stream prints them.
+    let s: String = v.iter().map(|x| format!("{x:.4}  ")).collect();
+    info!("The vector data is: {s}");
 }
 
 fn check(loop_: usize, got: &[f32], want: &[f32]) -> Result<(), Box<dyn Error>> {

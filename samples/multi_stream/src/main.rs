@@ -79,13 +79,13 @@ fn short_task<'scope>(s: &Scope<'scope, '_>, num: Claimed<'scope, i32>) -> ascen
     s.reduce(num, num, ReduceKind::Sum)
 }
 
-/// Prints an expected timeout the way the reference prints a failed call.
+/// Prints an expected timeout the way the reference prints a failed call (its `CHECK_ERROR`
+/// line, with the call as written there), after checking its code.
 fn expect_timeout(call: &str, r: ascendcl::Result<()>, code: AclError) -> Res {
     match r {
         Err(e) if e.code() == Some(code) => {
             println!(
-                "[ERROR]  Operation failed: {call} returned error code {} (expected: the long \
-                 task still holds the stream)",
+                "[ERROR]  Operation failed: {call} returned error code {}",
                 code.code()
             );
             Ok(())
@@ -152,7 +152,7 @@ fn stream_synchronization() -> Res<Outcome> {
             Ok(r)
         })?;
         expect_timeout(
-            "aclrtSynchronizeStreamWithTimeout(stream1, 1000 ms)",
+            "aclrtSynchronizeStreamWithTimeout(stream1, kWaitTimeMs)",
             waited,
             AclError::STREAM_SYNC_TIMEOUT,
         )?;
@@ -190,7 +190,7 @@ fn event_synchronization() -> Res<Outcome> {
             Ok(r)
         })?;
         expect_timeout(
-            "aclrtSynchronizeEventWithTimeout(event, 1000 ms)",
+            "aclrtSynchronizeEventWithTimeout(event, kWaitTimeMs)",
             waited,
             AclError::EVENT_SYNC_TIMEOUT,
         )?;

@@ -4,8 +4,8 @@
 //! ([`DeviceWord`]). Thread A's stream waits until the word equals 100 (`aclrtValueWait`,
 //! `ACL_STREAM_WAIT_VALUE_EQ`); thread B sets a host flag to 123, then its stream writes 100 into
 //! the word (`aclrtValueWrite`), which releases A. A reads the flag after its wait: 123 shows
-//! that A's stream was held until B ran (the reference passes the flag through a file; here it is
-//! an atomic). The program also checks, before B starts, that A's stream is still busy
+//! that A's stream was held until B ran (the reference passes the flag through `file/flag.txt`;
+//! here it is an atomic, so there is no "Start writing to file/flag.txt" line). The program also checks, before B starts, that A's stream is still busy
 //! (`aclrtStreamQuery`), and aborts A's stream (`aclrtStreamAbort`) if the write has not
 //! released it within 30 s, so it cannot hang.
 
@@ -44,7 +44,10 @@ fn run() -> Result<(), Box<dyn Error>> {
             // The scope ends with aclrtSynchronizeStream: it returns once the wait is met.
             stream_a.scope(|s| {
                 s.wait_word(&word, VALUE, ValueCompare::Eq)?; // aclrtValueWait
-                info!("Stream A: wait for data at the device word to meet the condition");
+                info!(
+                    "Stream A: wait for data at virtual memory = {:p} to meet the condition",
+                    word.as_ptr()
+                );
                 let _ = queued.send(());
                 Ok(())
             })?;
@@ -68,7 +71,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             info!("Flag value after the writing thread starts: {FLAG}");
             stream_b.scope(|s| {
                 s.write_word(&word, VALUE)?; // aclrtValueWrite
-                info!("Stream B: write data at the device word");
+                info!("Stream B: write data at virtual memory = {:p}", word.as_ptr());
                 Ok(())
             })?;
             info!("Stream B: the data in the specified memory has met the condition, all tasks are complete");
@@ -112,14 +115,15 @@ fn run() -> Result<(), Box<dyn Error>> {
 fn main() -> ExitCode {
     match run() {
         Ok(()) => {
+            // run.sh's verdict: the flag read after the wait is the one written before the write.
             println!(
-                "[SUCCESS] Multi-stream memory synchronization successfully. The waiting stream read the flag {FLAG} after the write of {VALUE}."
+                "[SUCCESS] Memory semantics synchronization across multiple streams is successful"
             );
             ExitCode::SUCCESS
         }
         Err(e) => {
             println!("[ERROR]  {e}");
-            println!("[FAILURE] Multi-stream memory synchronization failed.");
+            println!("[FAILURE] Memory semantics synchronization across multiple streams failed");
             ExitCode::FAILURE
         }
     }

@@ -2,17 +2,12 @@
 //!
 //! Two device buffers hold {1, 2, 3, 4}; the built-in reduce task (`aclrtReduceAsync`, through
 //! [`Scope::reduce`](ascendcl::Scope::reduce)) adds the source into the destination on a
-//! stream, element by element: {2, 4, 6, 8}. The sample then also takes the element-wise
-//! maximum and minimum of two other buffers, and checks every result against the host's.
+//! stream, element by element: {2, 4, 6, 8}, checked against the host's sum. (The other kinds,
+//! `ReduceKind::Max`, `Min`, `Equal`, work the same way; the crate's tests check each.)
 
 use ascendcl::{ReduceKind, Runtime};
 use std::error::Error;
 use std::process::ExitCode;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Run the reduce_task sample successfully.";
 const FAIL: &str = "Run the reduce_task sample failed.";
@@ -32,24 +27,6 @@ fn run() -> Result<(), Box<dyn Error>> {
     let want: Vec<f32> = host_input.iter().map(|x| x + x).collect();
     if out != want {
         return Err(format!("SUM gave {out:?}, expected {want:?}").into());
-    }
-
-    // The other kinds of the header, against the host.
-    let a = [5i32, -2, 7, 0];
-    let b = [3i32, 4, 7, -9];
-    for (kind, f) in [
-        (ReduceKind::Max, i32::max as fn(i32, i32) -> i32),
-        (ReduceKind::Min, i32::min),
-    ] {
-        let src = device.clone_htod(&b)?;
-        let mut dst = device.clone_htod(&a)?;
-        stream.scope(|s| s.reduce(&mut dst, &src, kind))?;
-        let got = dst.copy_to_vec()?;
-        let want: Vec<i32> = a.iter().zip(&b).map(|(&x, &y)| f(x, y)).collect();
-        info!("Reduce {kind:?} of {a:?} and {b:?} = {got:?}");
-        if got != want {
-            return Err(format!("{kind:?} gave {got:?}, expected {want:?}").into());
-        }
     }
 
     input.free()?; // aclrtFree

@@ -1,10 +1,10 @@
 //! `simple_callback`: the CANN runtime's `callback/0_simple_callback` sample in safe Rust.
 //!
-//! A report thread is subscribed to a stream (`aclrtSubscribeReport`, [`ReportSubscription`])
+//! A report thread is subscribed to a stream of a new context (`aclrtSubscribeReport`, [`ReportSubscription`])
 //! and, where the SoC offers it, a host-function thread (`aclrtSubscribeHostFunc`,
 //! [`HostFnSubscription`]); the three thread ids are printed. On the stream: a blocking callback
-//! (`aclrtLaunchCallback`), a task (an asynchronous copy in place of the reference sample's
-//! kernel), a host function (`aclrtLaunchHostFunc`) and five more callbacks; each prints the
+//! (`aclrtLaunchCallback`), a task (`num += 1` on the device by the built-in sum,
+//! `aclrtReduceAsync`, in place of the reference sample's kernel), a host function (`aclrtLaunchHostFunc`) and five more callbacks; each prints the
 //! thread it runs on and the user data (520). The program checks that the callbacks ran on the
 //! report thread, the host function on the subscribed thread (on a SoC without host-function
 //! subscription, which it reports on a `[WARN]` line, on a runtime thread), all in order, and
@@ -13,9 +13,7 @@
 //! [`ReportSubscription`]: ascendcl::ReportSubscription
 //! [`HostFnSubscription`]: ascendcl::HostFnSubscription
 
-use ascendcl::{
-    AclError, CallbackBlock, DeviceBuffer, FailureMode, HostBuffer, MallocPolicy, Runtime,
-};
+use ascendcl::{AclError, CallbackBlock, FailureMode, ReduceKind, Runtime};
 use std::error::Error;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -43,7 +41,8 @@ type Log = Arc<Mutex<Vec<(&'static str, u64, i32)>>>;
 fn run() -> Result<(), Box<dyn Error>> {
     let rt = Runtime::new()?; // aclInit
     let device = rt.device(0)?; // aclrtSetDevice
-    let stream = device.create_stream()?; // aclrtCreateStream
+    let ctx = device.create_context()?; // aclrtCreateContext
+    let stream = ctx.create_stream()?; // aclrtCreateStream
     stream.set_failure_mode(FailureMode::Stop)?; // aclrtSetStreamFailureMode
 
     let report = stream.subscribe_report()?; // a report thread, aclrtSubscribeReport
@@ -78,14 +77,14 @@ fn run() -> Result<(), Box<dyn Error>> {
                 .push((what, tid, user_data));
         }
     };
-    let one = HostBuffer::from_slice(&device, &[1u32])?;
-    let mut num = DeviceBuffer::<u32>::zeroed(&device, 1, MallocPolicy::HugeFirst)?;
+    let mut num = device.clone_htod(&[0i32])?; // aclrtMalloc, aclrtMemcpy
+    let one = device.clone_htod(&[1i32])?;
     stream.scope(|s| {
         report.launch_callback(
             CallbackBlock::Block,
             callback("before", "This callback before task"),
         )?;
-        s.copy(&mut num, &one)?; // the task: aclrtMemcpyAsync
+        s.reduce(&mut num, &one, ReduceKind::Sum)?; // the task: num += 1 (aclrtReduceAsync)
         let log = Arc::clone(&log);
         let place = if hostfn.is_some() {
             "in subscribed thread"
@@ -146,9 +145,10 @@ fn run() -> Result<(), Box<dyn Error>> {
         return Err(format!("the task wrote {current}, expected 1").into());
     }
     num.free()?; // aclrtFree
-    one.free()?; // aclrtFreeHost
-    stream.destroy()?; // aclrtDestroyStream
-    device.reset()?; // aclrtResetDevice
+    one.free()?;
+    stream.destroy_force()?; // aclrtDestroyStreamForce
+    ctx.destroy()?; // aclrtDestroyContext
+    device.reset_force()?; // aclrtResetDeviceForce
     rt.finalize()?; // aclFinalize
     Ok(())
 }

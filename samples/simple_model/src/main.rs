@@ -24,8 +24,9 @@ const LOOPS: usize = 4;
 
 /// `ModelUtils::PrintArray` of the reference sample.
 fn print_array(v: &[f32]) {
-    let s: Vec<String> = v.iter().map(|x| format!("{x:.4}")).collect();
-    info!("The vector data is: {}", s.join(" "));
+    // Each value followed by two spaces, as the reference's stream prints them.
+    let s: String = v.iter().map(|x| format!("{x:.4}  ")).collect();
+    info!("The vector data is: {s}");
 }
 
 fn run() -> Result<(), Box<dyn Error>> {
