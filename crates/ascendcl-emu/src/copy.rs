@@ -569,7 +569,9 @@ pub(crate) struct BatchAttr {
 }
 
 /// `aclrtMemcpyBatch`, after the caller turned the C arrays into slices. Returns the failing
-/// index with the error.
+/// index with the error. The ACL layer's checks (sizes and reserved bytes) answer 100000, the
+/// runtime's (attribute count and indexes, directions, each copy) 107000, as for
+/// `aclrtMemcpyBatchAsync`.
 ///
 /// # Safety
 /// Pageable ranges must be valid for the accesses.
@@ -602,13 +604,25 @@ pub(crate) unsafe fn memcpy_batch(
             format!("attrs[{j}].rsv has non-zero bytes"),
         );
     }
+    // The runtime's checks (107000) after the ACL layer's (100000).
+    if attrs.is_empty() || attrs.len() > n {
+        return bad(
+            None,
+            RT_PARAM_INVALID,
+            format!("numAttrs {} is not in 1..={n}", attrs.len()),
+        );
+    }
     if attr_idx.first() != Some(&0) {
-        return bad(None, INVALID_PARAM, "attrsIndexes[0] must be 0".to_string());
+        return bad(
+            None,
+            RT_PARAM_INVALID,
+            "attrsIndexes[0] must be 0".to_string(),
+        );
     }
     if let Some(j) = attr_idx.windows(2).position(|w| w[1] <= w[0]) {
         return bad(
             None,
-            INVALID_PARAM,
+            RT_PARAM_INVALID,
             format!("attrsIndexes must increase strictly (index {})", j + 1),
         );
     }
@@ -617,7 +631,7 @@ pub(crate) unsafe fn memcpy_batch(
     {
         return bad(
             None,
-            INVALID_PARAM,
+            RT_PARAM_INVALID,
             format!("attrsIndexes holds {last}, beyond numBatches {n}"),
         );
     }
@@ -637,7 +651,7 @@ pub(crate) unsafe fn memcpy_batch(
             _ => {
                 return bad(
                     None,
-                    INVALID_PARAM,
+                    RT_PARAM_INVALID,
                     format!(
                         "attrs[{j}] describes a copy from location type {} to {}; a batch copies \
                          host to device or device to host",
@@ -649,7 +663,7 @@ pub(crate) unsafe fn memcpy_batch(
         if dir.is_some_and(|x| x != d) {
             return bad(
                 None,
-                INVALID_PARAM,
+                RT_PARAM_INVALID,
                 "a batch mixes host-to-device and device-to-host copies".to_string(),
             );
         }
@@ -662,8 +676,12 @@ pub(crate) unsafe fn memcpy_batch(
             if sizes[i] == 0 {
                 continue;
             }
-            if let Err(f) = null_checks(dsts[i], srcs[i]) {
-                return Err((Some(i), f));
+            if dsts[i] == 0 || srcs[i] == 0 {
+                return bad(
+                    Some(i),
+                    RT_PARAM_INVALID,
+                    format!("copy {i}: a pointer is NULL"),
+                );
             }
             // No per-copy allocation: the index is added to the message only on failure.
             let at = |mut f: Fail| {

@@ -95,10 +95,16 @@ fn remove<F: Copy>(
     }
 }
 
+/// Calls an init callback with `config` as the runtime passes it (a `std::string`'s `c_str()` and
+/// `size()`): a pointer to NUL-terminated text, valid even when the text is empty, and its length
+/// without the NUL. Callbacks written in C may read it as a C string.
 fn call_init(e: &Entry<InitFn>, config: &str) -> aclError {
+    let mut text = Vec::with_capacity(config.len() + 1);
+    text.extend_from_slice(config.as_bytes());
+    text.push(0);
     // SAFETY: the registrant provided a function and argument valid to call at aclInit; the
-    // string lives for the call.
-    unsafe { (e.f)(config.as_ptr().cast(), config.len(), e.user as *mut c_void) }
+    // text (NUL-terminated) lives for the call.
+    unsafe { (e.f)(text.as_ptr().cast(), config.len(), e.user as *mut c_void) }
 }
 
 /// `aclInitCallbackRegister`; an init callback registered while the runtime is initialised runs

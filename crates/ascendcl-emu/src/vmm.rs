@@ -20,6 +20,8 @@ pub(crate) const GIB1: usize = 1 << 30;
 pub(crate) struct Physical {
     pub fd: i32,
     pub size: usize,
+    /// Its granularity: a mapping of it starts at a multiple of this.
+    granularity: usize,
     /// The device whose memory it is; None for host memory.
     pub device: Option<i32>,
     /// Bytes charged against the device's capacity (0 for imports and host memory).
@@ -164,6 +166,7 @@ pub(crate) fn malloc(size: usize, granularity: usize, device: Option<i32>) -> R<
     Ok(insert(Physical {
         fd,
         size: len,
+        granularity,
         device,
         charged,
         mapped: 0,
@@ -172,11 +175,13 @@ pub(crate) fn malloc(size: usize, granularity: usize, device: Option<i32>) -> R<
     }))
 }
 
-/// Registers a physical allocation opened from another process.
+/// Registers a physical allocation opened from another process (device memory: its
+/// granularity is taken as the 2 MiB of device memory's smallest pages).
 pub(crate) fn insert_imported(fd: i32, size: usize, device: i32) -> usize {
     insert(Physical {
         fd,
         size,
+        granularity: MIB2,
         device: Some(device),
         charged: 0,
         mapped: 0,
@@ -233,10 +238,11 @@ pub(crate) fn free(h: usize) -> R {
     Ok(())
 }
 
-/// `aclrtMapMem`: maps the whole physical allocation `h` at `at`, inside a reservation.
+/// `aclrtMapMem`: maps the whole physical allocation `h` at `at` (a multiple of its granularity),
+/// inside a reservation.
 pub(crate) fn map(at: usize, size: usize, offset: usize, h: usize) -> R {
     let mut v = lock(&VMM);
-    let (fd, psize, device) = {
+    let (fd, psize, granularity, device) = {
         let p = v
             .physical
             .get(&h)
@@ -245,7 +251,7 @@ pub(crate) fn map(at: usize, size: usize, offset: usize, h: usize) -> R {
                 code: RT_INVALID_HANDLE,
                 msg: format!("{h:#x} is not a live physical allocation"),
             })?;
-        (p.fd, p.size, p.device)
+        (p.fd, p.size, p.granularity, p.device)
     };
     if offset != 0 {
         return fail(RT_PARAM_INVALID, format!("offset {offset} must be 0"));
@@ -254,6 +260,15 @@ pub(crate) fn map(at: usize, size: usize, offset: usize, h: usize) -> R {
         return fail(
             RT_PARAM_INVALID,
             format!("size {size} must be the physical allocation's size {psize}"),
+        );
+    }
+    if !at.is_multiple_of(granularity) {
+        return fail(
+            RT_PARAM_INVALID,
+            format!(
+                "virPtr {at:#x} is not a multiple of the physical allocation's granularity \
+                 {granularity} (aclrtMemGetAllocationGranularity)"
+            ),
         );
     }
     let end = at.checked_add(size).ok_or_else(|| Fail {

@@ -1226,12 +1226,41 @@ fn s2_memcpy_batch_rules() {
     err(call(pd, pm, ps, pz, 2, pa, pi, 1, &mut fi), 100000);
     // SAFETY: the pointer points into a live local array (taken with as_mut_ptr above).
     unsafe { (*pa).rsv[15] = 0 };
-    // attrsIndexes[0] must be 0.
+    // The runtime's checks answer 107000, with no copy to blame (failIndex SIZE_MAX):
+    // attrsIndexes[0] must be 0; numAttrs is 1 to numBatches.
     // SAFETY: the pointer points into a live local array (taken with as_mut_ptr above).
     unsafe { *pi = 1 };
-    err(call(pd, pm, ps, pz, 2, pa, pi, 1, &mut fi), 100000);
+    fi = 7;
+    err(call(pd, pm, ps, pz, 2, pa, pi, 1, &mut fi), 107000);
+    assert_eq!(fi, usize::MAX);
     // SAFETY: the pointer points into a live local array (taken with as_mut_ptr above).
     unsafe { *pi = 0 };
+    err(call(pd, pm, ps, pz, 2, pa, pi, 0, &mut fi), 107000);
+    let mut three = [attr(H, D); 3];
+    let mut three_idx = [0usize, 1, 2];
+    fi = 7;
+    err(
+        call(
+            pd,
+            pm,
+            ps,
+            pz,
+            2,
+            three.as_mut_ptr(),
+            three_idx.as_mut_ptr(),
+            3,
+            &mut fi,
+        ),
+        107000,
+    );
+    assert_eq!(fi, usize::MAX);
+    // A NULL copy: 107000 naming it.
+    let mut holes = [a, std::ptr::null_mut()];
+    err(
+        call(holes.as_mut_ptr(), pm, ps, pz, 2, pa, pi, 1, &mut fi),
+        107000,
+    );
+    assert_eq!(fi, 1);
     // All sizes 0: success with failIndex = SIZE_MAX.
     let mut zero = [0usize, 0];
     fi = 7;
@@ -1243,7 +1272,7 @@ fn s2_memcpy_batch_rules() {
     assert_eq!(fi, usize::MAX);
     assert_eq!(read_dev(a, 64), host[..64].to_vec());
     assert_eq!(read_dev(b, 64), host[64..].to_vec());
-    // attrsIndexes strictly increasing; one batch is all H2D or all D2H.
+    // attrsIndexes strictly increasing; one batch is all H2D or all D2H (107000).
     let mut attrs2 = [attr(H, D), attr(D, H)];
     let mut idx2 = [0usize, 0];
     err(
@@ -1258,7 +1287,7 @@ fn s2_memcpy_batch_rules() {
             2,
             &mut fi,
         ),
-        100000,
+        107000,
     );
     idx2[1] = 1;
     err(
@@ -1273,7 +1302,7 @@ fn s2_memcpy_batch_rules() {
             2,
             &mut fi,
         ),
-        100000,
+        107000,
     );
     // A D2H batch.
     let mut out = vec![0u8; 128];

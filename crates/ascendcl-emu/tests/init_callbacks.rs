@@ -260,3 +260,46 @@ fn registration_checks() {
         internal,
     );
 }
+
+/// The configuration texts the C-string callback read, in order.
+static TEXTS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// A callback written as C code writes it: `configStr` read as a C string (up to its NUL), and
+/// the length checked against it.
+unsafe extern "C" fn read_as_c_string(cfg: *const c_char, len: usize, _: *mut c_void) -> aclError {
+    let text = unsafe { std::ffi::CStr::from_ptr(cfg) };
+    let text = text.to_string_lossy().into_owned();
+    let ok = text.len() == len;
+    TEXTS.lock().unwrap().push(text);
+    if ok { 0 } else { 999_999 }
+}
+
+#[test]
+fn the_configuration_text_is_a_c_string() {
+    let _g = serial();
+    down();
+    TEXTS.lock().unwrap().clear();
+    ok(unsafe { aclInitCallbackRegister(ACL_REG_TYPE_OTHER, Some(read_as_c_string), null_mut()) });
+    // No configuration file: an empty C string (a valid pointer to a NUL), length 0.
+    ok(unsafe { aclInit(null()) });
+    ok(unsafe { aclFinalize() });
+    // A file: its text, NUL-terminated, and its length; also for a callback registered late.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("acl.json");
+    std::fs::write(&path, "{\"dump\": {\"dump_mode\": \"all\"}}").unwrap();
+    let path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    ok(unsafe { aclInit(path.as_ptr()) });
+    ok(unsafe {
+        aclInitCallbackRegister(ACL_REG_TYPE_ACL_DVPP, Some(read_as_c_string), null_mut())
+    });
+    ok(unsafe { aclFinalize() });
+    let file = "{\"dump\": {\"dump_mode\": \"all\"}}".to_string();
+    assert_eq!(
+        *TEXTS.lock().unwrap(),
+        [String::new(), file.clone(), file],
+        "what the callbacks read as C strings"
+    );
+    ok(unsafe { aclInitCallbackUnRegister(ACL_REG_TYPE_OTHER, Some(read_as_c_string)) });
+    ok(unsafe { aclInitCallbackUnRegister(ACL_REG_TYPE_ACL_DVPP, Some(read_as_c_string)) });
+    TEXTS.lock().unwrap().clear();
+}

@@ -531,6 +531,22 @@ fn virtual_memory_checks() {
     err(unsafe { aclrtMapMem(va, 4 << 20, 0, h, 0) }, 107000);
     let outside = (va as usize + (7 << 20)) as *mut c_void;
     err(unsafe { aclrtMapMem(outside, 2 << 20, 0, h, 0) }, 107000);
+    // At an address that is not a multiple of the allocation's granularity (2 MiB): 107000.
+    for off in [1usize, 4096, 1 << 20] {
+        let at = (va as usize + off) as *mut c_void;
+        err(unsafe { aclrtMapMem(at, 2 << 20, 0, h, 0) }, 107000);
+    }
+    // Normal host pages have the page size as granularity: a page boundary will do.
+    let mut small = null_mut();
+    ok(unsafe { aclrtMallocPhysical(&mut small, 4096, &prop(ACL_MEM_NORMAL, host, 0), 0) });
+    let page = (va as usize + 4096) as *mut c_void;
+    err(
+        unsafe { aclrtMapMem(page.cast::<u8>().add(8).cast(), 4096, 0, small, 0) },
+        107000,
+    );
+    ok(unsafe { aclrtMapMem(page, 4096, 0, small, 0) });
+    ok(unsafe { aclrtUnmapMem(page) });
+    ok(unsafe { aclrtFreePhysical(small) });
     let second = (va as usize + (2 << 20)) as *mut c_void;
     ok(unsafe { aclrtMapMem(second, 2 << 20, 0, h, 0) });
     err(unsafe { aclrtMapMem(second, 2 << 20, 0, h, 0) }, 107000);

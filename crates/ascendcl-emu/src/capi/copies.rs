@@ -92,15 +92,6 @@ unsafe fn batch_sync(
     if numBatches == 0 {
         return fail(INVALID_PARAM, "numBatches is 0");
     }
-    if numAttrs == 0 {
-        return fail(INVALID_PARAM, "numAttrs is 0");
-    }
-    if numAttrs > numBatches {
-        return fail(
-            INVALID_PARAM,
-            format!("numAttrs {numAttrs} is larger than numBatches {numBatches}"),
-        );
-    }
     // SAFETY: each array is NULL or holds numBatches (numAttrs) elements (C contract).
     let (d, m, s, z, a, ai) = unsafe {
         (

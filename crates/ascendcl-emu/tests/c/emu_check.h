@@ -27,6 +27,12 @@ static int failures = 0;
         }                                                                                    \
     } while (0)
 
+/* Announces the group of checks that follows. */
+static inline void emu_section(const char *what) {
+    printf("-- %s\n", what);
+    fflush(stdout);
+}
+
 /* Prints the verdict of program `name`; its exit code. */
 static inline int emu_report(const char *name) {
     if (failures) {

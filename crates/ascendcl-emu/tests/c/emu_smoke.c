@@ -5,24 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include "acl/acl.h"
 #include "emu_check.h"
+#include "emu_gate.h"
 
 static void host_func(void *arg) { *(int *)arg += 1; }
 
-/* The report thread: runs callbacks launched with aclrtLaunchCallback until told to stop. It
- * starts processing once main has subscribed it (before that, aclrtProcessReport refuses it). */
-static atomic_int subscribed = 0;
+/* The report thread: once subscribed (the gate `arg` opens then; before, aclrtProcessReport
+ * would answer 107012), runs callbacks launched with aclrtLaunchCallback until told to stop. */
 static atomic_int stop_reports = 0;
 static int callbacks_run = 0;
 static void callback(void *arg) { *(int *)arg += 1; }
-static void *report_thread(void *arg) {
-    (void)arg;
-    while (!subscribed) {
-        sched_yield();
-    }
+static void *report_thread(void *subscribed) {
+    emu_gate_wait(subscribed);
     while (!stop_reports) {
         aclError r = aclrtProcessReport(10);
         if (r != ACL_SUCCESS && r != ACL_ERROR_RT_REPORT_TIMEOUT) {
@@ -116,15 +112,18 @@ int main(void) {
            ACL_ERROR_RT_STREAM_NO_CB_REG);
     EXPECT(aclrtProcessReport(1), ACL_ERROR_RT_THREAD_SUBSCRIBE);
     pthread_t tid;
-    CHECK(pthread_create(&tid, NULL, report_thread, NULL) == 0);
+    emu_gate subscribed;
+    emu_gate_init(&subscribed);
+    CHECK(pthread_create(&tid, NULL, report_thread, &subscribed) == 0);
     EXPECT(aclrtSubscribeReport((uint64_t)tid, stream), ACL_SUCCESS);
-    subscribed = 1;
+    emu_gate_open(&subscribed);
     EXPECT(aclrtLaunchCallback(callback, &callbacks_run, ACL_CALLBACK_BLOCK, stream), ACL_SUCCESS);
     EXPECT(aclrtLaunchCallback(callback, &callbacks_run, ACL_CALLBACK_BLOCK, stream), ACL_SUCCESS);
     EXPECT(aclrtSynchronizeStream(stream), ACL_SUCCESS);
     CHECK(callbacks_run == 2);
     stop_reports = 1;
     pthread_join(tid, NULL);
+    emu_gate_destroy(&subscribed);
     EXPECT(aclrtUnSubscribeReport((uint64_t)tid, stream), ACL_SUCCESS);
     EXPECT(aclrtUnSubscribeReport((uint64_t)tid, stream), ACL_ERROR_RT_STREAM_NO_CB_REG);
 
