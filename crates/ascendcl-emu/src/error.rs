@@ -1,59 +1,56 @@
 //! Error codes, the per-thread recent-error messages (`aclGetRecentErrMsg`) and the per-thread last
 //! error (`aclrtGetLastError`).
 
-use ascendcl_sys::aclError;
+use ascendcl_sys::{AclError, aclError};
 use std::cell::{Cell, RefCell};
 use std::ffi::{CString, c_char};
 
-pub(crate) const SUCCESS: aclError = 0;
-pub(crate) const INVALID_PARAM: aclError = 100000;
-pub(crate) const REPEAT_INITIALIZE: aclError = 100002;
-pub(crate) const INVALID_FILE: aclError = 100003;
-pub(crate) const PARSE_FILE: aclError = 100006;
-pub(crate) const REPEAT_FINALIZE: aclError = 100037;
-pub(crate) const RT_PARAM_INVALID: aclError = 107000;
-pub(crate) const RT_INVALID_DEVICEID: aclError = 107001;
-pub(crate) const RT_CONTEXT_NULL: aclError = 107002;
-pub(crate) const RT_STREAM_CONTEXT: aclError = 107003;
-pub(crate) const RT_STREAM_MODEL: aclError = 107005;
-pub(crate) const RT_STREAM_SUBSCRIBE: aclError = 107011;
-pub(crate) const RT_THREAD_SUBSCRIBE: aclError = 107012;
-pub(crate) const RT_STREAM_NO_CB_REG: aclError = 107015;
-pub(crate) const RT_INVALID_MEMORY_TYPE: aclError = 107016;
-pub(crate) const RT_INVALID_HANDLE: aclError = 107017;
-pub(crate) const RT_MODEL_CAPTURED: aclError = 107026;
-pub(crate) const RT_STREAM_CAPTURED: aclError = 107027;
-pub(crate) const RT_STREAM_NOT_CAPTURED: aclError = 107029;
-pub(crate) const RT_TASK_GROUP_STATUS: aclError = 107033;
-pub(crate) const RT_MODEL_RUNNING: aclError = 107037;
-pub(crate) const RT_MODEL_UPDATE_FAILED: aclError = 107040;
-pub(crate) const RT_FEATURE_NOT_SUPPORT: aclError = 207000;
-pub(crate) const RT_MEMORY_ALLOCATION: aclError = 207001;
-pub(crate) const RT_MEMORY_FREE: aclError = 207002;
-pub(crate) const RT_RESOURCE_ALLOC_FAIL: aclError = 207005;
-pub(crate) const RT_NO_EVENT_RESOURCE: aclError = 207007;
-pub(crate) const RT_NO_STREAM_RESOURCE: aclError = 207008;
-pub(crate) const RT_NO_NOTIFY_RESOURCE: aclError = 207009;
-pub(crate) const RT_TASK_TIMEOUT: aclError = 107020;
-pub(crate) const RT_INTERNAL_ERROR: aclError = 507000;
-pub(crate) const INTERNAL_ERROR: aclError = ascendcl_sys::ACL_ERROR_INTERNAL_ERROR;
-pub(crate) const RT_AICORE_TIMEOUT: aclError =
-    ascendcl_sys::ACL_ERROR_RT_AICORE_TIMEOUT as aclError;
-pub(crate) const RT_AICORE_EXCEPTION: aclError =
-    ascendcl_sys::ACL_ERROR_RT_AICORE_EXCEPTION as aclError;
-pub(crate) const RT_VECTOR_CORE_TIMEOUT: aclError =
-    ascendcl_sys::ACL_ERROR_RT_VECTOR_CORE_TIMEOUT as aclError;
-pub(crate) const RT_VECTOR_CORE_EXCEPTION: aclError =
-    ascendcl_sys::ACL_ERROR_RT_VECTOR_CORE_EXCEPTION as aclError;
-pub(crate) const RT_CONTEXT_RELEASE_ERROR: aclError = 507007;
-pub(crate) const RT_DEV_SETUP_ERROR: aclError = 507033;
-pub(crate) const RT_REPORT_TIMEOUT: aclError = 507012;
-pub(crate) const RT_MODEL_ABORT_NORMAL: aclError = 507023;
-pub(crate) const RT_LABEL_CONTEXT: aclError = 507031;
-pub(crate) const RT_STREAM_SYNC_TIMEOUT: aclError = 507046;
-pub(crate) const RT_EVENT_SYNC_TIMEOUT: aclError = 507047;
-pub(crate) const HOST_MEMORY_ALREADY_REGISTERED: aclError = 507910;
-pub(crate) const HOST_MEMORY_NOT_REGISTERED: aclError = 507911;
+pub(crate) const SUCCESS: aclError = AclError::SUCCESS.code();
+pub(crate) const INVALID_PARAM: aclError = AclError::INVALID_PARAM.code();
+pub(crate) const REPEAT_INITIALIZE: aclError = AclError::REPEAT_INITIALIZE.code();
+pub(crate) const INVALID_FILE: aclError = AclError::INVALID_FILE.code();
+pub(crate) const PARSE_FILE: aclError = AclError::PARSE_FILE.code();
+pub(crate) const REPEAT_FINALIZE: aclError = AclError::REPEAT_FINALIZE.code();
+pub(crate) const RT_PARAM_INVALID: aclError = AclError::PARAM_INVALID.code();
+pub(crate) const RT_INVALID_DEVICEID: aclError = AclError::INVALID_DEVICEID.code();
+pub(crate) const RT_CONTEXT_NULL: aclError = AclError::CONTEXT_NULL.code();
+pub(crate) const RT_STREAM_CONTEXT: aclError = AclError::STREAM_CONTEXT.code();
+pub(crate) const RT_STREAM_MODEL: aclError = AclError::STREAM_MODEL.code();
+pub(crate) const RT_STREAM_SUBSCRIBE: aclError = AclError::STREAM_SUBSCRIBE.code();
+pub(crate) const RT_THREAD_SUBSCRIBE: aclError = AclError::THREAD_SUBSCRIBE.code();
+pub(crate) const RT_STREAM_NO_CB_REG: aclError = AclError::STREAM_NO_CB_REG.code();
+pub(crate) const RT_INVALID_MEMORY_TYPE: aclError = AclError::INVALID_MEMORY_TYPE.code();
+pub(crate) const RT_INVALID_HANDLE: aclError = AclError::INVALID_HANDLE.code();
+pub(crate) const RT_MODEL_CAPTURED: aclError = AclError::MODEL_CAPTURED.code();
+pub(crate) const RT_STREAM_CAPTURED: aclError = AclError::STREAM_CAPTURED.code();
+pub(crate) const RT_STREAM_NOT_CAPTURED: aclError = AclError::STREAM_NOT_CAPTURED.code();
+pub(crate) const RT_TASK_GROUP_STATUS: aclError = AclError::STREAM_TASK_GROUP_STATUS.code();
+pub(crate) const RT_MODEL_RUNNING: aclError = AclError::MODEL_RUNNING.code();
+pub(crate) const RT_MODEL_UPDATE_FAILED: aclError = AclError::MODEL_UPDATE_FAILED.code();
+pub(crate) const RT_FEATURE_NOT_SUPPORT: aclError = AclError::FEATURE_NOT_SUPPORT.code();
+pub(crate) const RT_MEMORY_ALLOCATION: aclError = AclError::MEMORY_ALLOCATION.code();
+pub(crate) const RT_MEMORY_FREE: aclError = AclError::MEMORY_FREE.code();
+pub(crate) const RT_RESOURCE_ALLOC_FAIL: aclError = AclError::RESOURCE_ALLOC_FAIL.code();
+pub(crate) const RT_NO_EVENT_RESOURCE: aclError = AclError::NO_EVENT_RESOURCE.code();
+pub(crate) const RT_NO_STREAM_RESOURCE: aclError = AclError::NO_STREAM_RESOURCE.code();
+pub(crate) const RT_NO_NOTIFY_RESOURCE: aclError = AclError::NO_NOTIFY_RESOURCE.code();
+pub(crate) const RT_TASK_TIMEOUT: aclError = AclError::TASK_TIMEOUT.code();
+pub(crate) const RT_INTERNAL_ERROR: aclError = AclError::RT_INTERNAL_ERROR.code();
+pub(crate) const INTERNAL_ERROR: aclError = AclError::INTERNAL_ERROR.code();
+pub(crate) const RT_AICORE_TIMEOUT: aclError = AclError::AICORE_TIMEOUT.code();
+pub(crate) const RT_AICORE_EXCEPTION: aclError = AclError::AICORE_EXCEPTION.code();
+pub(crate) const RT_VECTOR_CORE_TIMEOUT: aclError = AclError::VECTOR_CORE_TIMEOUT.code();
+pub(crate) const RT_VECTOR_CORE_EXCEPTION: aclError = AclError::VECTOR_CORE_EXCEPTION.code();
+pub(crate) const RT_CONTEXT_RELEASE_ERROR: aclError = AclError::CONTEXT_RELEASE_ERROR.code();
+pub(crate) const RT_DEV_SETUP_ERROR: aclError = AclError::DEV_SETUP_ERROR.code();
+pub(crate) const RT_REPORT_TIMEOUT: aclError = AclError::REPORT_TIMEOUT.code();
+pub(crate) const RT_MODEL_ABORT_NORMAL: aclError = AclError::MODEL_ABORT_NORMAL.code();
+pub(crate) const RT_LABEL_CONTEXT: aclError = AclError::LABEL_CONTEXT.code();
+pub(crate) const RT_STREAM_SYNC_TIMEOUT: aclError = AclError::STREAM_SYNC_TIMEOUT.code();
+pub(crate) const RT_EVENT_SYNC_TIMEOUT: aclError = AclError::EVENT_SYNC_TIMEOUT.code();
+pub(crate) const HOST_MEMORY_ALREADY_REGISTERED: aclError =
+    AclError::HOST_MEMORY_ALREADY_REGISTERED.code();
+pub(crate) const HOST_MEMORY_NOT_REGISTERED: aclError = AclError::HOST_MEMORY_NOT_REGISTERED.code();
 
 /// A failed call: the code it returns and what went wrong (without the API name).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,56 +70,9 @@ pub(crate) fn fail<T>(code: aclError, msg: impl Into<String>) -> R<T> {
     })
 }
 
-/// The name of a code, for messages.
+/// The name of a code, for messages (the headers' symbolic name).
 pub(crate) fn code_name(code: aclError) -> &'static str {
-    match code {
-        SUCCESS => "ACL_SUCCESS",
-        INVALID_PARAM => "ACL_ERROR_INVALID_PARAM",
-        REPEAT_INITIALIZE => "ACL_ERROR_REPEAT_INITIALIZE",
-        INVALID_FILE => "ACL_ERROR_INVALID_FILE",
-        PARSE_FILE => "ACL_ERROR_PARSE_FILE",
-        REPEAT_FINALIZE => "ACL_ERROR_REPEAT_FINALIZE",
-        RT_PARAM_INVALID => "ACL_ERROR_RT_PARAM_INVALID",
-        RT_INVALID_DEVICEID => "ACL_ERROR_RT_INVALID_DEVICEID",
-        RT_CONTEXT_NULL => "ACL_ERROR_RT_CONTEXT_NULL",
-        RT_STREAM_CONTEXT => "ACL_ERROR_RT_STREAM_CONTEXT",
-        RT_STREAM_MODEL => "ACL_ERROR_RT_STREAM_MODEL",
-        RT_STREAM_SUBSCRIBE => "ACL_ERROR_RT_STREAM_SUBSCRIBE",
-        RT_THREAD_SUBSCRIBE => "ACL_ERROR_RT_THREAD_SUBSCRIBE",
-        RT_STREAM_NO_CB_REG => "ACL_ERROR_RT_STREAM_NO_CB_REG",
-        RT_INVALID_MEMORY_TYPE => "ACL_ERROR_RT_INVALID_MEMORY_TYPE",
-        RT_INVALID_HANDLE => "ACL_ERROR_RT_INVALID_HANDLE",
-        RT_MODEL_CAPTURED => "ACL_ERROR_RT_MODEL_CAPTURED",
-        RT_STREAM_CAPTURED => "ACL_ERROR_RT_STREAM_CAPTURED",
-        RT_STREAM_NOT_CAPTURED => "ACL_ERROR_RT_STREAM_NOT_CAPTURED",
-        RT_TASK_GROUP_STATUS => "ACL_ERROR_STREAM_TASK_GROUP_STATUS",
-        RT_MODEL_RUNNING => "ACL_ERROR_RT_MODEL_RUNNING",
-        RT_MODEL_UPDATE_FAILED => "ACL_ERROR_RT_MODEL_UPDATE_FAILED",
-        RT_FEATURE_NOT_SUPPORT => "ACL_ERROR_RT_FEATURE_NOT_SUPPORT",
-        RT_MEMORY_ALLOCATION => "ACL_ERROR_RT_MEMORY_ALLOCATION",
-        RT_MEMORY_FREE => "ACL_ERROR_RT_MEMORY_FREE",
-        RT_RESOURCE_ALLOC_FAIL => "ACL_ERROR_RT_RESOURCE_ALLOC_FAIL",
-        RT_NO_EVENT_RESOURCE => "ACL_ERROR_RT_NO_EVENT_RESOURCE",
-        RT_NO_STREAM_RESOURCE => "ACL_ERROR_RT_NO_STREAM_RESOURCE",
-        RT_NO_NOTIFY_RESOURCE => "ACL_ERROR_RT_NO_NOTIFY_RESOURCE",
-        RT_TASK_TIMEOUT => "ACL_ERROR_RT_TASK_TIMEOUT",
-        RT_INTERNAL_ERROR => "ACL_ERROR_RT_INTERNAL_ERROR",
-        INTERNAL_ERROR => "ACL_ERROR_INTERNAL_ERROR",
-        RT_AICORE_TIMEOUT => "ACL_ERROR_RT_AICORE_TIMEOUT",
-        RT_AICORE_EXCEPTION => "ACL_ERROR_RT_AICORE_EXCEPTION",
-        RT_VECTOR_CORE_TIMEOUT => "ACL_ERROR_RT_VECTOR_CORE_TIMEOUT",
-        RT_VECTOR_CORE_EXCEPTION => "ACL_ERROR_RT_VECTOR_CORE_EXCEPTION",
-        RT_CONTEXT_RELEASE_ERROR => "ACL_ERROR_RT_CONTEXT_RELEASE_ERROR",
-        RT_DEV_SETUP_ERROR => "ACL_ERROR_RT_DEV_SETUP_ERROR",
-        RT_REPORT_TIMEOUT => "ACL_ERROR_RT_REPORT_TIMEOUT",
-        RT_MODEL_ABORT_NORMAL => "ACL_ERROR_RT_MODEL_ABORT_NORMAL",
-        RT_LABEL_CONTEXT => "ACL_ERROR_RT_LABEL_CONTEXT",
-        RT_STREAM_SYNC_TIMEOUT => "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT",
-        RT_EVENT_SYNC_TIMEOUT => "ACL_ERROR_RT_EVENT_SYNC_TIMEOUT",
-        HOST_MEMORY_ALREADY_REGISTERED => "ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED",
-        HOST_MEMORY_NOT_REGISTERED => "ACL_ERROR_HOST_MEMORY_NOT_REGISTERED",
-        _ => "error",
-    }
+    AclError(code).name().unwrap_or("error")
 }
 
 thread_local! {

@@ -91,10 +91,10 @@ pub fn inject_fault(api: &str, spec: FaultSpec) {
     inject_fault_with_code(api, spec, default_code(api));
 }
 
-/// [`inject_fault`] with an explicit return code.
-pub fn inject_fault_with_code(api: &str, spec: FaultSpec, code: aclError) {
+/// [`inject_fault`] with an explicit return code (an `AclError` constant or a raw `aclError`).
+pub fn inject_fault_with_code(api: &str, spec: FaultSpec, code: impl Into<aclError>) {
     load_env();
-    insert(api, spec, code);
+    insert(api, spec, code.into());
 }
 
 /// Removes every injected fault (including those read from `ASCENDCL_EMU_FAULTS`).

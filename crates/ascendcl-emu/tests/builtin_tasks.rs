@@ -139,29 +139,65 @@ fn reduction_checks() {
          t: aclDataType,
          res: *mut c_void| unsafe { aclrtReduceAsync(dst, src, count, kind, t, st, res) };
     // The ACL layer: NULLs, reserve, data type.
-    err(r(null_mut(), s, 64, SUM, ACL_FLOAT, null_mut()), 100000);
-    err(r(d, null(), 64, SUM, ACL_FLOAT, null_mut()), 100000);
-    err(r(d, s, 64, SUM, ACL_FLOAT, d), 100000);
-    err(r(d, s, 64, SUM, ACL_DOUBLE, null_mut()), 100000);
-    err(r(d, s, 64, SUM, ACL_INT64, null_mut()), 100000);
+    err(
+        r(null_mut(), s, 64, SUM, ACL_FLOAT, null_mut()),
+        AclError::INVALID_PARAM,
+    );
+    err(
+        r(d, null(), 64, SUM, ACL_FLOAT, null_mut()),
+        AclError::INVALID_PARAM,
+    );
+    err(r(d, s, 64, SUM, ACL_FLOAT, d), AclError::INVALID_PARAM);
+    err(
+        r(d, s, 64, SUM, ACL_DOUBLE, null_mut()),
+        AclError::INVALID_PARAM,
+    );
+    err(
+        r(d, s, 64, SUM, ACL_INT64, null_mut()),
+        AclError::INVALID_PARAM,
+    );
     // The runtime: count, kind, SUM's 4 GiB limit.
-    err(r(d, s, 0, SUM, ACL_FLOAT, null_mut()), 107000);
-    err(r(d, s, 64, 9, ACL_FLOAT, null_mut()), 107000);
-    err(r(d, s, 64, 14, ACL_FLOAT, null_mut()), 107000);
-    err(r(d, s, (4 << 30) + 4, SUM, ACL_FLOAT, null_mut()), 107000);
+    err(
+        r(d, s, 0, SUM, ACL_FLOAT, null_mut()),
+        AclError::PARAM_INVALID,
+    );
+    err(
+        r(d, s, 64, 9, ACL_FLOAT, null_mut()),
+        AclError::PARAM_INVALID,
+    );
+    err(
+        r(d, s, 64, 14, ACL_FLOAT, null_mut()),
+        AclError::PARAM_INVALID,
+    );
+    err(
+        r(d, s, (4 << 30) + 4, SUM, ACL_FLOAT, null_mut()),
+        AclError::PARAM_INVALID,
+    );
     // Types these SoCs do not reduce: 207000.
     for t in [ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_INT4] {
-        err(r(d, s, 64, SUM, t, null_mut()), 207000);
+        err(
+            r(d, s, 64, SUM, t, null_mut()),
+            AclError::FEATURE_NOT_SUPPORT,
+        );
     }
     // Memory: device memory of the stream's device, whole elements.
-    err(r(d, s, 63, SUM, ACL_FLOAT, null_mut()), 107000);
-    err(r(hp, s, 64, SUM, ACL_FLOAT, null_mut()), 107000);
-    err(r(d, s, 128, SUM, ACL_FLOAT, null_mut()), 107000);
+    err(
+        r(d, s, 63, SUM, ACL_FLOAT, null_mut()),
+        AclError::PARAM_INVALID,
+    );
+    err(
+        r(hp, s, 64, SUM, ACL_FLOAT, null_mut()),
+        AclError::PARAM_INVALID,
+    );
+    err(
+        r(d, s, 128, SUM, ACL_FLOAT, null_mut()),
+        AclError::PARAM_INVALID,
+    );
     let dead = stream();
     ok(unsafe { aclrtDestroyStream(dead) });
     err(
         unsafe { aclrtReduceAsync(d, s, 64, SUM, ACL_FLOAT, dead, null_mut()) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     ok(unsafe { aclrtDestroyStream(st) });
     free(d);
@@ -379,12 +415,12 @@ fn random_checks() {
         |t: &aclrtRandomNumTaskInfo, res: *mut c_void| unsafe { aclrtRandomNumAsync(t, st, res) };
     err(
         unsafe { aclrtRandomNumAsync(null(), st, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     let mut t = good;
     t.dataType = ACL_INT8;
-    err(call(&t, null_mut()), 100000);
-    err(call(&good, out), 107000);
+    err(call(&t, null_mut()), AclError::INVALID_PARAM);
+    err(call(&good, out), AclError::PARAM_INVALID);
     let bad_func = task(
         ACL_INT32,
         ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS,
@@ -394,25 +430,25 @@ fn random_checks() {
         16,
         (out, counter),
     );
-    err(call(&bad_func, null_mut()), 107000);
+    err(call(&bad_func, null_mut()), AclError::PARAM_INVALID);
     let mut t = good;
     t.randomNumFuncParaInfo.funcType = 4;
-    err(call(&t, null_mut()), 107000);
+    err(call(&t, null_mut()), AclError::PARAM_INVALID);
     let mut t = good;
     t.randomCounterAddr = null_mut();
-    err(call(&t, null_mut()), 107000);
+    err(call(&t, null_mut()), AclError::PARAM_INVALID);
     let mut t = good;
     t.randomResultAddr = null_mut();
-    err(call(&t, null_mut()), 107000);
+    err(call(&t, null_mut()), AclError::PARAM_INVALID);
     let mut t = good;
     t.randomSeed.size = 9;
-    err(call(&t, null_mut()), 107000);
+    err(call(&t, null_mut()), AclError::PARAM_INVALID);
     let mut t = good;
     t.randomNum.isAddr = 2;
-    err(call(&t, null_mut()), 107000);
+    err(call(&t, null_mut()), AclError::PARAM_INVALID);
     let mut t = good;
     t.randomNumFuncParaInfo.paramInfo.uniformDisInfo.min.size = 5;
-    err(call(&t, null_mut()), 107000);
+    err(call(&t, null_mut()), AclError::PARAM_INVALID);
     // The result must fit in device memory.
     let big = task(
         ACL_FLOAT,
@@ -423,7 +459,7 @@ fn random_checks() {
         1024,
         (out, counter),
     );
-    err(call(&big, null_mut()), 107000);
+    err(call(&big, null_mut()), AclError::PARAM_INVALID);
     // A parameter read from device memory when the task runs.
     let maxv = upload(&f(4.0));
     let mut t = good;

@@ -18,12 +18,24 @@ fn capture_checks() {
     let s = stream();
     let dead = stream();
     ok(unsafe { aclrtDestroyStream(dead) });
-    err(unsafe { aclmdlRICaptureBegin(null_mut(), 0) }, 100000);
-    err(unsafe { aclmdlRICaptureBegin(dead, 0) }, 107017);
-    err(unsafe { aclmdlRICaptureBegin(s, 3) }, 107000);
+    err(
+        unsafe { aclmdlRICaptureBegin(null_mut(), 0) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclmdlRICaptureBegin(dead, 0) },
+        AclError::INVALID_HANDLE,
+    );
+    err(
+        unsafe { aclmdlRICaptureBegin(s, 3) },
+        AclError::PARAM_INVALID,
+    );
     let mut def = null_mut();
     ok(unsafe { aclrtCtxGetCurrentDefaultStream(&mut def) });
-    err(unsafe { aclmdlRICaptureBegin(def, 0) }, 207000);
+    err(
+        unsafe { aclmdlRICaptureBegin(def, 0) },
+        AclError::FEATURE_NOT_SUPPORT,
+    );
     // Another context's stream: 107003.
     let mut cur = null_mut();
     ok(unsafe { aclrtGetCurrentContext(&mut cur) });
@@ -31,37 +43,58 @@ fn capture_checks() {
     ok(unsafe { aclrtCreateContext(&mut other, 0) });
     let foreign = stream();
     ok(unsafe { aclrtSetCurrentContext(cur) });
-    err(unsafe { aclmdlRICaptureBegin(foreign, 0) }, 107003);
+    err(
+        unsafe { aclmdlRICaptureBegin(foreign, 0) },
+        AclError::STREAM_CONTEXT,
+    );
     ok(unsafe { aclrtDestroyContext(other) });
     ok(unsafe { aclrtSetCurrentContext(cur) });
 
     let mut ri = null_mut();
-    err(unsafe { aclmdlRICaptureEnd(null_mut(), &mut ri) }, 100000);
-    err(unsafe { aclmdlRICaptureEnd(s, null_mut()) }, 107000);
-    err(unsafe { aclmdlRICaptureEnd(s, &mut ri) }, 107029);
+    err(
+        unsafe { aclmdlRICaptureEnd(null_mut(), &mut ri) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclmdlRICaptureEnd(s, null_mut()) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclmdlRICaptureEnd(s, &mut ri) },
+        AclError::STREAM_NOT_CAPTURED,
+    );
     let mut st = 9;
     err(
         unsafe { aclmdlRICaptureGetInfo(null_mut(), &mut st, &mut ri) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclmdlRICaptureGetInfo(s, null_mut(), null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     ok(unsafe { aclmdlRICaptureGetInfo(s, &mut st, null_mut()) });
     assert_eq!(st, ACL_MODEL_RI_CAPTURE_STATUS_NONE);
 
     ok(unsafe { aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED) });
-    err(unsafe { aclmdlRICaptureBegin(s, 0) }, 107027);
+    err(
+        unsafe { aclmdlRICaptureBegin(s, 0) },
+        AclError::STREAM_CAPTURED,
+    );
     let mut live = null_mut();
     ok(unsafe { aclmdlRICaptureGetInfo(s, &mut st, &mut live) });
     assert_eq!(st, ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE);
     assert!(!live.is_null());
     // A capturing stream cannot be synchronised, queried or destroyed.
-    err(unsafe { aclrtSynchronizeStream(s) }, 107027);
+    err(
+        unsafe { aclrtSynchronizeStream(s) },
+        AclError::STREAM_CAPTURED,
+    );
     let mut status = 0;
-    err(unsafe { aclrtStreamQuery(s, &mut status) }, 107027);
-    err(unsafe { aclrtDestroyStream(s) }, 107027);
+    err(
+        unsafe { aclrtStreamQuery(s, &mut status) },
+        AclError::STREAM_CAPTURED,
+    );
+    err(unsafe { aclrtDestroyStream(s) }, AclError::STREAM_CAPTURED);
     // Pageable memory cannot be captured.
     let d = malloc(64);
     let mut pageable = [0u8; 64];
@@ -76,36 +109,51 @@ fn capture_checks() {
                 s,
             )
         },
-        107000,
+        AclError::PARAM_INVALID,
     );
     // The model cannot run or go while it is being captured.
     let t = stream();
-    err(unsafe { aclmdlRIExecuteAsync(live, t) }, 107026);
-    err(unsafe { aclmdlRIDestroy(live) }, 107026);
+    err(
+        unsafe { aclmdlRIExecuteAsync(live, t) },
+        AclError::MODEL_CAPTURED,
+    );
+    err(unsafe { aclmdlRIDestroy(live) }, AclError::MODEL_CAPTURED);
     ok(unsafe { aclmdlRICaptureEnd(s, &mut ri) });
     assert_eq!(ri, live);
     // A capturing stream cannot execute a model.
     ok(unsafe { aclmdlRICaptureBegin(t, 0) });
-    err(unsafe { aclmdlRIExecuteAsync(ri, t) }, 107027);
+    err(
+        unsafe { aclmdlRIExecuteAsync(ri, t) },
+        AclError::STREAM_CAPTURED,
+    );
     let mut ri2 = null_mut();
     ok(unsafe { aclmdlRICaptureEnd(t, &mut ri2) });
-    err(unsafe { aclmdlRIExecuteAsync(null_mut(), t) }, 100000);
-    err(unsafe { aclmdlRIDestroy(null_mut()) }, 100000);
+    err(
+        unsafe { aclmdlRIExecuteAsync(null_mut(), t) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclmdlRIDestroy(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclmdlRIDestroy(ri) });
     ok(unsafe { aclmdlRIDestroy(ri2) });
-    err(unsafe { aclmdlRIDestroy(ri) }, 107017);
-    err(unsafe { aclmdlRIExecuteAsync(ri, t) }, 107017);
+    err(unsafe { aclmdlRIDestroy(ri) }, AclError::INVALID_HANDLE);
+    err(
+        unsafe { aclmdlRIExecuteAsync(ri, t) },
+        AclError::INVALID_HANDLE,
+    );
 
     // The thread's capture mode: swapped.
     let mut m = ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
     err(
         unsafe { aclmdlRICaptureThreadExchangeMode(null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     let mut bad = 3;
     err(
         unsafe { aclmdlRICaptureThreadExchangeMode(&mut bad) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     ok(unsafe { aclmdlRICaptureThreadExchangeMode(&mut m) });
     assert_eq!(m, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL);

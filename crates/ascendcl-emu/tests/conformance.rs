@@ -76,17 +76,32 @@ fn s1_destroyed_or_wrong_type_handles_are_107017_and_null_stream_is_default() {
     let _g = shared();
     let _d = Dev::new(0);
     let s = dead_stream();
-    err(unsafe { aclrtSynchronizeStream(s) }, 107017);
-    err(unsafe { aclrtStreamQuery(s, &mut 0) }, 107017);
+    err(
+        unsafe { aclrtSynchronizeStream(s) },
+        AclError::INVALID_HANDLE,
+    );
+    err(
+        unsafe { aclrtStreamQuery(s, &mut 0) },
+        AclError::INVALID_HANDLE,
+    );
     let e = event();
     ok(unsafe { aclrtDestroyEvent(e) });
-    err(unsafe { aclrtQueryEventStatus(e, &mut 0) }, 107017);
-    err(unsafe { aclrtDestroyEvent(e) }, 107017);
+    err(
+        unsafe { aclrtQueryEventStatus(e, &mut 0) },
+        AclError::INVALID_HANDLE,
+    );
+    err(unsafe { aclrtDestroyEvent(e) }, AclError::INVALID_HANDLE);
     // A stream passed as an event, an event passed as a stream.
     let live = stream();
-    err(unsafe { aclrtSynchronizeEvent(live) }, 107017);
+    err(
+        unsafe { aclrtSynchronizeEvent(live) },
+        AclError::INVALID_HANDLE,
+    );
     let ev = event();
-    err(unsafe { aclrtSynchronizeStream(ev) }, 107017);
+    err(
+        unsafe { aclrtSynchronizeStream(ev) },
+        AclError::INVALID_HANDLE,
+    );
     // NULL stream: the current context's default stream.
     let mut def = null_mut();
     ok(unsafe { aclrtCtxGetCurrentDefaultStream(&mut def) });
@@ -120,12 +135,12 @@ fn s2_malloc_family_argument_and_context_checks() {
         ("aclrtMallocCached", aclrtMallocCached),
     ];
     for (name, f) in fns {
-        err(unsafe { f(null_mut(), 64, 0) }, 100000);
-        err(unsafe { f(&mut p, 0, 0) }, 100000);
+        err(unsafe { f(null_mut(), 64, 0) }, AclError::INVALID_PARAM);
+        err(unsafe { f(&mut p, 0, 0) }, AclError::INVALID_PARAM);
         // Out of memory (the default capacity is 8 GiB).
         err(
             unsafe { f(&mut p, 1 << 40, ACL_MEM_MALLOC_NORMAL_ONLY) },
-            207001,
+            AclError::MEMORY_ALLOCATION,
         );
         // Start address 64-byte aligned; an out-of-range policy behaves as HUGE_FIRST.
         for policy in [0, 2, 3, 5, 99, 0x100, 0x100000] {
@@ -140,26 +155,41 @@ fn s2_malloc_family_argument_and_context_checks() {
         }
         no_ctx(move || {
             let mut p = null_mut();
-            err(unsafe { f(&mut p, 64, 0) }, 107002);
+            err(unsafe { f(&mut p, 64, 0) }, AclError::CONTEXT_NULL);
         });
     }
     // aclrtMallocCached: above 2^50 → 107000; exactly 2^50 is not rejected by that check.
     err(
         unsafe { aclrtMallocCached(&mut p, (1 << 50) + 1, 0) },
-        107000,
+        AclError::PARAM_INVALID,
     );
-    err(unsafe { aclrtMallocCached(&mut p, 1 << 50, 0) }, 207001);
+    err(
+        unsafe { aclrtMallocCached(&mut p, 1 << 50, 0) },
+        AclError::MEMORY_ALLOCATION,
+    );
     // aclrtMalloc has no 2^50 rule: out of memory.
-    err(unsafe { aclrtMalloc(&mut p, (1 << 50) + 1, 0) }, 207001);
+    err(
+        unsafe { aclrtMalloc(&mut p, (1 << 50) + 1, 0) },
+        AclError::MEMORY_ALLOCATION,
+    );
     // aclrtMallocHost.
-    err(unsafe { aclrtMallocHost(null_mut(), 64) }, 100000);
-    err(unsafe { aclrtMallocHost(&mut p, 0) }, 100000);
+    err(
+        unsafe { aclrtMallocHost(null_mut(), 64) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMallocHost(&mut p, 0) },
+        AclError::INVALID_PARAM,
+    );
     let h = malloc_host(100);
     assert_eq!(h as usize % 64, 0);
     free_host(h);
     no_ctx(|| {
         let mut p = null_mut();
-        err(unsafe { aclrtMallocHost(&mut p, 64) }, 107002);
+        err(
+            unsafe { aclrtMallocHost(&mut p, 64) },
+            AclError::CONTEXT_NULL,
+        );
     });
 }
 
@@ -192,7 +222,10 @@ fn s2_pinned_host_memory_has_a_budget_and_207001_beyond_it() {
     // By default the budget is half of the machine's memory: 64 TiB is refused up front, before
     // anything is mapped or zero-filled.
     let mut p = null_mut();
-    err(unsafe { aclrtMallocHost(&mut p, 64 << 40) }, 207001);
+    err(
+        unsafe { aclrtMallocHost(&mut p, 64 << 40) },
+        AclError::MEMORY_ALLOCATION,
+    );
     assert!(p.is_null());
     let saved = ascendcl_emu::config();
     assert!(saved.host_memory > 0);
@@ -212,7 +245,10 @@ fn s2_pinned_host_memory_has_a_budget_and_207001_beyond_it() {
     free_host(b);
     free_host(c);
     ascendcl_emu::set_config(saved);
-    assert_eq!((r, rounded), (207001, 207001));
+    assert_eq!(
+        (AclError(r), AclError(rounded)),
+        (AclError::MEMORY_ALLOCATION, AclError::MEMORY_ALLOCATION)
+    );
     assert!(
         msg.contains("ASCENDCL_EMU_HOST_MEMORY") && msg.contains("2097152 bytes requested"),
         "{msg}"
@@ -242,7 +278,14 @@ fn s2_out_of_memory_names_the_padding_when_it_is_what_does_not_fit() {
         free(fitted);
     }
     ascendcl_emu::set_config(saved);
-    assert_eq!((padded, too_big, fits), (207001, 207001, 0));
+    assert_eq!(
+        (AclError(padded), AclError(too_big), AclError(fits)),
+        (
+            AclError::MEMORY_ALLOCATION,
+            AclError::MEMORY_ALLOCATION,
+            AclError::SUCCESS
+        )
+    );
     assert!(
         padded_msg.contains("ALIGN_UP(size, 32) + 32 = 1048608 bytes")
             && padded_msg.contains("the padding is what does not fit")
@@ -279,7 +322,7 @@ fn s2_huge_only_policies_fail_with_207001_without_huge_pages() {
     // HUGE_FIRST falls back to normal pages.
     let q = malloc_policy(4 << 20, ACL_MEM_MALLOC_HUGE_FIRST);
     ascendcl_emu::set_config(saved);
-    assert_eq!(codes, vec![207001; 4]);
+    assert_eq!(codes, vec![AclError::MEMORY_ALLOCATION; 4]);
     free(q);
 }
 
@@ -287,29 +330,41 @@ fn s2_huge_only_policies_fail_with_207001_without_huge_pages() {
 fn s2_free_rules() {
     let _g = shared();
     let _d = Dev::new(0);
-    err(unsafe { aclrtFree(null_mut()) }, 100000);
-    err(unsafe { aclrtFreeHost(null_mut()) }, 100000);
+    err(unsafe { aclrtFree(null_mut()) }, AclError::INVALID_PARAM);
+    err(
+        unsafe { aclrtFreeHost(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     let p = malloc(64);
     // aclrtFreeHost of a device pointer: 107000 [impl]; the pointer stays allocated.
-    err(unsafe { aclrtFreeHost(p) }, 107000);
+    err(unsafe { aclrtFreeHost(p) }, AclError::PARAM_INVALID);
     // A memory call on a thread with no current context: 107002 (after the NULL check); the
     // memory stays allocated.
     let h0 = malloc_host(64);
     let (pu, hu) = (p as usize, h0 as usize);
     no_ctx(move || {
-        err(unsafe { aclrtFree(null_mut()) }, 100000);
-        err(unsafe { aclrtFreeHost(null_mut()) }, 100000);
-        err(unsafe { aclrtFree(pu as *mut c_void) }, 107002);
-        err(unsafe { aclrtFreeHost(hu as *mut c_void) }, 107002);
+        err(unsafe { aclrtFree(null_mut()) }, AclError::INVALID_PARAM);
+        err(
+            unsafe { aclrtFreeHost(null_mut()) },
+            AclError::INVALID_PARAM,
+        );
+        err(
+            unsafe { aclrtFree(pu as *mut c_void) },
+            AclError::CONTEXT_NULL,
+        );
+        err(
+            unsafe { aclrtFreeHost(hu as *mut c_void) },
+            AclError::CONTEXT_NULL,
+        );
     });
     free_host(h0);
     free(p);
     // Double free is detected by the emulator (stricter than hardware): 207002.
-    err(unsafe { aclrtFree(p) }, 207002);
+    err(unsafe { aclrtFree(p) }, AclError::MEMORY_FREE);
     let h = malloc_host(64);
-    err(unsafe { aclrtFree(h) }, 107000);
+    err(unsafe { aclrtFree(h) }, AclError::PARAM_INVALID);
     free_host(h);
-    err(unsafe { aclrtFreeHost(h) }, 207002);
+    err(unsafe { aclrtFreeHost(h) }, AclError::MEMORY_FREE);
 }
 
 #[test]
@@ -328,7 +383,10 @@ fn s2_free_does_not_wait_for_work_in_flight() {
         "aclrtFree returned at once"
     );
     // The task whose memory was freed fails instead of touching it; reported by the sync.
-    err(unsafe { aclrtSynchronizeStream(s) }, 507000);
+    err(
+        unsafe { aclrtSynchronizeStream(s) },
+        AclError::RT_INTERNAL_ERROR,
+    );
     free_host(h);
     ok(unsafe { aclrtDestroyStream(s) });
 }
@@ -344,17 +402,31 @@ fn s2_memset_checks_in_order() {
     // count 0: success before any other check (NULL, count > maxCount, no context).
     ok(unsafe { aclrtMemset(null_mut(), 0, 1, 0) });
     no_ctx(|| ok(unsafe { aclrtMemset(null_mut(), 0, 1, 0) }));
-    err(unsafe { aclrtMemset(null_mut(), 64, 1, 8) }, 100000);
+    err(
+        unsafe { aclrtMemset(null_mut(), 64, 1, 8) },
+        AclError::INVALID_PARAM,
+    );
     // NULL before count > maxCount.
-    err(unsafe { aclrtMemset(null_mut(), 4, 1, 8) }, 100000);
-    err(unsafe { aclrtMemset(p, 4, 1, 8) }, 107000);
+    err(
+        unsafe { aclrtMemset(null_mut(), 4, 1, 8) },
+        AclError::INVALID_PARAM,
+    );
+    err(unsafe { aclrtMemset(p, 4, 1, 8) }, AclError::PARAM_INVALID);
     let pu = p as usize;
-    no_ctx(move || err(unsafe { aclrtMemset(pu as *mut c_void, 64, 1, 8) }, 107002));
+    no_ctx(move || {
+        err(
+            unsafe { aclrtMemset(pu as *mut c_void, 64, 1, 8) },
+            AclError::CONTEXT_NULL,
+        )
+    });
     // The value is truncated to 8 bits.
     ok(unsafe { aclrtMemset(p, 64, 0x1ab, 64) });
     assert_eq!(read_dev(p, 64), vec![0xab; 64]);
     // Beyond the allocation: 107000.
-    err(unsafe { aclrtMemset(p, 128, 0, 65) }, 107000);
+    err(
+        unsafe { aclrtMemset(p, 128, 0, 65) },
+        AclError::PARAM_INVALID,
+    );
     free(p);
 }
 
@@ -367,13 +439,22 @@ fn s2_memset_async_checks_in_order() {
     ok(unsafe { aclrtMemsetAsync(null_mut(), 0, 1, 0, dead) });
     err(
         unsafe { aclrtMemsetAsync(null_mut(), 4, 1, 8, dead) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     // Destroyed stream before count > maxCount.
-    err(unsafe { aclrtMemsetAsync(p, 4, 1, 8, dead) }, 107017);
-    err(unsafe { aclrtMemsetAsync(p, 4, 1, 8, null_mut()) }, 107000);
+    err(
+        unsafe { aclrtMemsetAsync(p, 4, 1, 8, dead) },
+        AclError::INVALID_HANDLE,
+    );
+    err(
+        unsafe { aclrtMemsetAsync(p, 4, 1, 8, null_mut()) },
+        AclError::PARAM_INVALID,
+    );
     let (ctx, fs) = foreign_stream();
-    err(unsafe { aclrtMemsetAsync(p, 64, 1, 8, fs) }, 107003);
+    err(
+        unsafe { aclrtMemsetAsync(p, 64, 1, 8, fs) },
+        AclError::STREAM_CONTEXT,
+    );
     drop_foreign(ctx);
     let s = stream();
     ok(unsafe { aclrtMemsetAsync(p, 64, 0x2cd, 64, s) });
@@ -396,10 +477,19 @@ fn s2_memcpy_sync_order() {
     ok(unsafe { aclrtMemcpy(null_mut(), 0, null(), 0, 99) });
     no_ctx(|| ok(unsafe { aclrtMemcpy(null_mut(), 0, null(), 0, 99) }));
     // 2. dst NULL, then src NULL (before the kind).
-    err(unsafe { aclrtMemcpy(null_mut(), 0, null(), 8, 99) }, 100000);
-    assert_eq!(unsafe { aclrtMemcpy(null_mut(), 8, p, 8, 99) }, 100000);
+    err(
+        unsafe { aclrtMemcpy(null_mut(), 0, null(), 8, 99) },
+        AclError::INVALID_PARAM,
+    );
+    assert_eq!(
+        unsafe { aclrtMemcpy(null_mut(), 8, p, 8, 99) },
+        AclError::INVALID_PARAM
+    );
     assert!(take_msg().contains("dst is NULL"));
-    assert_eq!(unsafe { aclrtMemcpy(p, 8, null(), 8, 99) }, 100000);
+    assert_eq!(
+        unsafe { aclrtMemcpy(p, 8, null(), 8, 99) },
+        AclError::INVALID_PARAM
+    );
     assert!(take_msg().contains("src is NULL"));
     // 3. kind not in 0-5 (6, 7, anything else), before destMax.
     for kind in [
@@ -408,22 +498,37 @@ fn s2_memcpy_sync_order() {
         8,
         u32::MAX,
     ] {
-        err(unsafe { aclrtMemcpy(p, 0, p, 8, kind) }, 100000);
+        err(
+            unsafe { aclrtMemcpy(p, 0, p, 8, kind) },
+            AclError::INVALID_PARAM,
+        );
     }
     // 4. destMax 0, count > destMax: 107000 (before dst == src and the context).
-    err(unsafe { aclrtMemcpy(p, 0, p, 8, 1) }, 107000);
-    err(unsafe { aclrtMemcpy(p, 4, p, 8, 1) }, 107000);
+    err(
+        unsafe { aclrtMemcpy(p, 0, p, 8, 1) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtMemcpy(p, 4, p, 8, 1) },
+        AclError::PARAM_INVALID,
+    );
     no_ctx(move || {
         let p = pu as *mut c_void;
-        err(unsafe { aclrtMemcpy(p, 0, p.cast_const(), 8, 1) }, 107000);
-        err(unsafe { aclrtMemcpy(p, 4, p.cast_const(), 8, 1) }, 107000);
+        err(
+            unsafe { aclrtMemcpy(p, 0, p.cast_const(), 8, 1) },
+            AclError::PARAM_INVALID,
+        );
+        err(
+            unsafe { aclrtMemcpy(p, 4, p.cast_const(), 8, 1) },
+            AclError::PARAM_INVALID,
+        );
         // 5. dst == src: success before the context check.
         ok(unsafe { aclrtMemcpy(p, 8, p.cast_const(), 8, 1) });
         // 6. no current context.
         let h = [1u8; 8];
         err(
             unsafe { aclrtMemcpy(p, 8, h.as_ptr().cast(), 8, 1) },
-            107002,
+            AclError::CONTEXT_NULL,
         );
     });
     free(p);
@@ -461,7 +566,7 @@ fn s2_memcpy_sync_kind_is_reserved_and_every_direction_works() {
     // destMax larger than count is fine; the copy is bounded by the allocation.
     err(
         unsafe { aclrtMemcpy(a, 64, h, 17, ACL_MEMCPY_HOST_TO_DEVICE) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     free_host(h);
     free(a);
@@ -477,7 +582,7 @@ fn s2_memcpy_between_devices_needs_peer_access() {
     let p = malloc(16);
     err(
         unsafe { aclrtMemcpy(p, 16, q, 16, ACL_MEMCPY_DEVICE_TO_DEVICE) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     let mut can = 0;
     ok(unsafe { aclrtDeviceCanAccessPeer(&mut can, 0, 1) });
@@ -487,7 +592,7 @@ fn s2_memcpy_between_devices_needs_peer_access() {
     ok(unsafe { aclrtDeviceDisablePeerAccess(1) });
     err(
         unsafe { aclrtMemcpy(p, 16, q, 16, ACL_MEMCPY_DEVICE_TO_DEVICE) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     free(p);
     free(q);
@@ -533,11 +638,11 @@ fn s2_peer_access_is_one_way() {
     // ... which does not let device 0 copy between them, in either direction.
     let r = unsafe { aclrtMemcpy(c, 16, a, 16, ACL_MEMCPY_DEVICE_TO_DEVICE) };
     let msg = take_msg();
-    assert_eq!(r, 107000);
+    assert_eq!(r, AclError::PARAM_INVALID);
     assert!(msg.contains("one-way"), "{msg}");
     err(
         unsafe { aclrtMemcpy(a, 16, c, 16, ACL_MEMCPY_DEVICE_TO_DEVICE) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     // Device 1 itself runs both.
     let (au, cu) = (a as usize, c as usize);
@@ -581,7 +686,10 @@ fn s2_resetting_the_peer_keeps_the_access_enabled_towards_it() {
     let cu = c as usize;
     std::thread::spawn(move || {
         let _d1 = Dev::new(1);
-        err(unsafe { aclrtDeviceDisablePeerAccess(0) }, 107000);
+        err(
+            unsafe { aclrtDeviceDisablePeerAccess(0) },
+            AclError::PARAM_INVALID,
+        );
         let _ = cu;
     })
     .join()
@@ -606,39 +714,51 @@ fn s2_memcpy_async_order_1_to_6() {
     // 2. NULL pointers before the kind and the stream.
     err(
         unsafe { aclrtMemcpyAsync(null_mut(), 8, p, 8, 99, dead) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtMemcpyAsync(p, 8, null(), 8, 99, dead) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     // 3. kind not in 0-5 before the stream.
     for kind in [6, 7, 8] {
-        err(unsafe { aclrtMemcpyAsync(p, 8, p, 8, kind, dead) }, 100000);
+        err(
+            unsafe { aclrtMemcpyAsync(p, 8, p, 8, kind, dead) },
+            AclError::INVALID_PARAM,
+        );
     }
     // 4. destroyed stream (or an event handle) before count > destMax.
-    err(unsafe { aclrtMemcpyAsync(p, 4, p, 8, 1, dead) }, 107017);
+    err(
+        unsafe { aclrtMemcpyAsync(p, 4, p, 8, 1, dead) },
+        AclError::INVALID_HANDLE,
+    );
     let ev = event();
-    err(unsafe { aclrtMemcpyAsync(p, 4, p, 8, 1, ev) }, 107017);
+    err(
+        unsafe { aclrtMemcpyAsync(p, 4, p, 8, 1, ev) },
+        AclError::INVALID_HANDLE,
+    );
     ok(unsafe { aclrtDestroyEvent(ev) });
     // 5. count > destMax before the context.
     err(
         unsafe { aclrtMemcpyAsync(p, 4, p, 8, 1, null_mut()) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     no_ctx(move || {
         let p = pu as *mut c_void;
         let dead = dead_u as aclrtStream;
         err(
             unsafe { aclrtMemcpyAsync(p, 4, p, 8, 1, null_mut()) },
-            107000,
+            AclError::PARAM_INVALID,
         );
         // 4 before 6: a destroyed handle on a thread without context.
-        err(unsafe { aclrtMemcpyAsync(p, 4, p, 8, 1, dead) }, 107017);
+        err(
+            unsafe { aclrtMemcpyAsync(p, 4, p, 8, 1, dead) },
+            AclError::INVALID_HANDLE,
+        );
         // 6. no current context (before the location/kind check and dst == src).
         err(
             unsafe { aclrtMemcpyAsync(p, 8, p, 8, 1, null_mut()) },
-            107002,
+            AclError::CONTEXT_NULL,
         );
     });
     free(p);
@@ -666,7 +786,7 @@ fn s2_memcpy_async_location_kind_table() {
         ok(cp(pin, dev, k));
         ok(cp(dev2, dev, k));
         // Host→Host: forced to H2H, then 207000.
-        err(cp(pin2, pin, k), 207000);
+        err(cp(pin2, pin, k), AclError::FEATURE_NOT_SUPPORT);
     }
     // Unreg→Device: H2D or D2D; DEFAULT → H2D; other kinds → 107000.
     for k in [
@@ -682,7 +802,7 @@ fn s2_memcpy_async_location_kind_table() {
         ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE,
     ] {
         // 7 before 8: H2H on Unreg→Device is a location/kind mismatch, not 207000.
-        err(cp(dev, u, k), 107000);
+        err(cp(dev, u, k), AclError::PARAM_INVALID);
     }
     // Device→Unreg: D2H or D2D; DEFAULT → D2H; other → 107000.
     for k in [
@@ -697,22 +817,43 @@ fn s2_memcpy_async_location_kind_table() {
         ACL_MEMCPY_HOST_TO_DEVICE,
         ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE,
     ] {
-        err(cp(u2, dev, k), 107000);
+        err(cp(u2, dev, k), AclError::PARAM_INVALID);
     }
     // Host→Unreg: H2H (→ 207000), the matching D2H accepted, DEFAULT → H2H (→ 207000).
-    err(cp(u2, pin, ACL_MEMCPY_HOST_TO_HOST), 207000);
-    err(cp(u2, pin, ACL_MEMCPY_DEFAULT), 207000);
+    err(
+        cp(u2, pin, ACL_MEMCPY_HOST_TO_HOST),
+        AclError::FEATURE_NOT_SUPPORT,
+    );
+    err(
+        cp(u2, pin, ACL_MEMCPY_DEFAULT),
+        AclError::FEATURE_NOT_SUPPORT,
+    );
     ok(cp(u2, pin, ACL_MEMCPY_DEVICE_TO_HOST));
-    err(cp(u2, pin, ACL_MEMCPY_HOST_TO_DEVICE), 107000);
+    err(
+        cp(u2, pin, ACL_MEMCPY_HOST_TO_DEVICE),
+        AclError::PARAM_INVALID,
+    );
     // Unreg→Host: H2H (→ 207000), the matching H2D accepted, DEFAULT → H2H.
-    err(cp(pin, u, ACL_MEMCPY_HOST_TO_HOST), 207000);
-    err(cp(pin, u, ACL_MEMCPY_DEFAULT), 207000);
+    err(
+        cp(pin, u, ACL_MEMCPY_HOST_TO_HOST),
+        AclError::FEATURE_NOT_SUPPORT,
+    );
+    err(
+        cp(pin, u, ACL_MEMCPY_DEFAULT),
+        AclError::FEATURE_NOT_SUPPORT,
+    );
     ok(cp(pin, u, ACL_MEMCPY_HOST_TO_DEVICE));
-    err(cp(pin, u, ACL_MEMCPY_DEVICE_TO_HOST), 107000);
+    err(
+        cp(pin, u, ACL_MEMCPY_DEVICE_TO_HOST),
+        AclError::PARAM_INVALID,
+    );
     ok(unsafe { aclrtSynchronizeStream(s) });
     // Unreg→Unreg: any of the four; H2H and DEFAULT (→ H2H) give 207000.
-    err(cp(u2, u, ACL_MEMCPY_HOST_TO_HOST), 207000);
-    err(cp(u2, u, ACL_MEMCPY_DEFAULT), 207000);
+    err(
+        cp(u2, u, ACL_MEMCPY_HOST_TO_HOST),
+        AclError::FEATURE_NOT_SUPPORT,
+    );
+    err(cp(u2, u, ACL_MEMCPY_DEFAULT), AclError::FEATURE_NOT_SUPPORT);
     for k in [
         ACL_MEMCPY_HOST_TO_DEVICE,
         ACL_MEMCPY_DEVICE_TO_HOST,
@@ -734,7 +875,7 @@ fn s2_memcpy_async_location_kind_table() {
     }
     err(
         unsafe { aclrtMemcpyAsync(u2, 64, u, 64, ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE, s) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     ok(unsafe { aclrtSynchronizeStream(s) });
     ok(unsafe { aclrtDestroyStream(s) });
@@ -754,7 +895,7 @@ fn s2_memcpy_async_order_8_9_11() {
     // 8 before 9: host-to-host with dst == src is still 207000.
     err(
         unsafe { aclrtMemcpyAsync(pin, 64, pin, 64, ACL_MEMCPY_HOST_TO_HOST, s) },
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
     // 9. dst == src: success.
     ok(unsafe { aclrtMemcpyAsync(dev, 64, dev, 64, ACL_MEMCPY_DEVICE_TO_DEVICE, s) });
@@ -764,7 +905,7 @@ fn s2_memcpy_async_order_8_9_11() {
     // 11. stream of another context: 107003.
     err(
         unsafe { aclrtMemcpyAsync(dev, 64, pin, 64, ACL_MEMCPY_HOST_TO_DEVICE, fs) },
-        107003,
+        AclError::STREAM_CONTEXT,
     );
     // 10 before 11: a pageable side makes the call synchronous, and it returns (copied) before
     // the stream's context is checked.
@@ -792,7 +933,7 @@ fn s2_memcpy_async_order_8_9_11() {
                 fs,
             )
         },
-        107003,
+        AclError::STREAM_CONTEXT,
     );
     drop_foreign(ctx);
     ok(unsafe { aclrtDestroyStream(s) });
@@ -920,7 +1061,7 @@ fn s2_pageable_range_running_into_an_allocation_is_107000() {
     ];
     for (name, call) in &calls {
         take_msg();
-        assert_eq!(call(), 107000, "{name}");
+        assert_eq!(call(), AclError::PARAM_INVALID, "{name}");
         let m = take_msg();
         assert!(m.contains("runs into"), "{name}: {m}");
     }
@@ -942,17 +1083,23 @@ fn s2_pageable_range_running_into_device_memory_or_wrapping_is_107000() {
     let before = (dev as usize - 32) as *mut c_void;
     err(
         unsafe { aclrtMemcpy(before, 64, h.as_ptr().cast(), 64, ACL_MEMCPY_HOST_TO_HOST) },
-        107000,
+        AclError::PARAM_INVALID,
     );
-    err(unsafe { aclrtMemset(before, 64, 0, 64) }, 107000);
+    err(
+        unsafe { aclrtMemset(before, 64, 0, 64) },
+        AclError::PARAM_INVALID,
+    );
     // A range that wraps around the address space: 107000 (not a crash).
     let top = (usize::MAX - 15) as *const c_void;
     err(
         unsafe { aclrtMemcpy(dev, 64, top, 64, ACL_MEMCPY_HOST_TO_DEVICE) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     assert!(take_msg().is_empty(), "err() already consumed the message");
-    err(unsafe { aclrtMemset(top.cast_mut(), 64, 0, 64) }, 107000);
+    err(
+        unsafe { aclrtMemset(top.cast_mut(), 64, 0, 64) },
+        AclError::PARAM_INVALID,
+    );
     free(dev);
 }
 
@@ -1003,18 +1150,24 @@ fn s2_pageable_page_just_below_a_device_or_freed_allocation() {
         // Within the page: fine.
         ok(unsafe { aclrtMemset(b, 4096, 1, 4096) });
         // Runs into the live device allocation.
-        err(unsafe { aclrtMemset(b, 8192, 0, 4097) }, 107000);
+        err(
+            unsafe { aclrtMemset(b, 8192, 0, 4097) },
+            AclError::PARAM_INVALID,
+        );
         let h = [0u8; 16];
         assert_eq!(
             unsafe { aclrtMemcpy(b.wrapping_byte_add(4090), 16, h.as_ptr().cast(), 16, 0) },
-            107000
+            AclError::PARAM_INVALID
         );
         let m = take_msg();
         assert!(m.contains("runs into the device allocation"), "{m}");
         hits.0 += 1;
         // Freed: the range now runs into freed (still reserved) memory.
         free(dev);
-        assert_eq!(unsafe { aclrtMemset(b, 8192, 0, 4097) }, 107000);
+        assert_eq!(
+            unsafe { aclrtMemset(b, 8192, 0, 4097) },
+            AclError::PARAM_INVALID
+        );
         let m = take_msg();
         assert!(m.contains("runs into the freed allocation"), "{m}");
         hits.1 += 1;
@@ -1080,13 +1233,28 @@ fn s2_memcpy_2d_order() {
             "{name}"
         );
         // NULL: 100000 (before width > pitch and the kind).
-        err(unsafe { f(null_mut(), 0, h, 0, 8, 2, 99) }, 100000);
-        err(unsafe { f(dev, 0, null(), 0, 8, 2, 99) }, 100000);
+        err(
+            unsafe { f(null_mut(), 0, h, 0, 8, 2, 99) },
+            AclError::INVALID_PARAM,
+        );
+        err(
+            unsafe { f(dev, 0, null(), 0, 8, 2, 99) },
+            AclError::INVALID_PARAM,
+        );
         // width > spitch or > dpitch: 100000 (before the kind). A pitch of 0 is always smaller
         // than a non-zero width, so it is reported here too.
-        err(unsafe { f(dev, 16, h, 8, 9, 2, 99) }, 100000);
-        err(unsafe { f(dev, 8, h, 16, 9, 2, 99) }, 100000);
-        err(unsafe { f(dev, 0, h, 16, 8, 2, 1) }, 100000);
+        err(
+            unsafe { f(dev, 16, h, 8, 9, 2, 99) },
+            AclError::INVALID_PARAM,
+        );
+        err(
+            unsafe { f(dev, 8, h, 16, 9, 2, 99) },
+            AclError::INVALID_PARAM,
+        );
+        err(
+            unsafe { f(dev, 0, h, 16, 8, 2, 1) },
+            AclError::INVALID_PARAM,
+        );
         // kind not in {H2D, D2H, D2D, DEFAULT}: 100000.
         for k in [
             ACL_MEMCPY_HOST_TO_HOST,
@@ -1095,13 +1263,19 @@ fn s2_memcpy_2d_order() {
             7,
             99,
         ] {
-            err(unsafe { f(dev, 16, h, 16, 8, 2, k) }, 100000);
+            err(
+                unsafe { f(dev, 16, h, 16, 8, 2, k) },
+                AclError::INVALID_PARAM,
+            );
         }
         // height > 5,242,880 or width > 5,000,000: 107000.
-        err(unsafe { f(dev, 16, h, 16, 8, 5_242_881, 1) }, 107000);
+        err(
+            unsafe { f(dev, 16, h, 16, 8, 5_242_881, 1) },
+            AclError::PARAM_INVALID,
+        );
         err(
             unsafe { f(dev, 5_000_001, h, 5_000_001, 5_000_001, 1, 1) },
-            107000,
+            AclError::PARAM_INVALID,
         );
         // Valid H2D and D2H.
         ok(unsafe { f(dev, 64, h, 32, 16, 4, ACL_MEMCPY_HOST_TO_DEVICE) });
@@ -1125,17 +1299,17 @@ fn s2_memcpy_2d_order() {
         let d = 0x1000 as *mut c_void;
         err(
             unsafe { aclrtMemcpy2d(d, 16, d, 16, 8, 5_242_881, 1) },
-            107000,
+            AclError::PARAM_INVALID,
         );
     });
     // Synchronous D2D: 207000 (explicit kind or DEFAULT between two device pointers).
     err(
         unsafe { aclrtMemcpy2d(dev2, 64, dev, 64, 64, 4, ACL_MEMCPY_DEVICE_TO_DEVICE) },
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
     err(
         unsafe { aclrtMemcpy2d(dev2, 64, dev, 64, 64, 4, ACL_MEMCPY_DEFAULT) },
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
     // Asynchronous D2D is supported.
     ok(unsafe {
@@ -1206,24 +1380,54 @@ fn s2_memcpy_batch_rules() {
     );
     let (pa, pi) = (attrs.as_mut_ptr(), idx.as_mut_ptr());
     // failIndex NULL, sizes NULL, numBatches 0, any other array NULL: 100000.
-    err(call(pd, pm, ps, pz, 2, pa, pi, 1, null_mut()), 100000);
-    err(call(pd, pm, ps, null_mut(), 2, pa, pi, 1, &mut fi), 100000);
-    err(call(pd, pm, ps, pz, 0, pa, pi, 1, &mut fi), 100000);
-    err(call(null_mut(), pm, ps, pz, 2, pa, pi, 1, &mut fi), 100000);
-    err(call(pd, null_mut(), ps, pz, 2, pa, pi, 1, &mut fi), 100000);
-    err(call(pd, pm, null_mut(), pz, 2, pa, pi, 1, &mut fi), 100000);
-    err(call(pd, pm, ps, pz, 2, null_mut(), pi, 1, &mut fi), 100000);
-    err(call(pd, pm, ps, pz, 2, pa, null_mut(), 1, &mut fi), 100000);
+    err(
+        call(pd, pm, ps, pz, 2, pa, pi, 1, null_mut()),
+        AclError::INVALID_PARAM,
+    );
+    err(
+        call(pd, pm, ps, null_mut(), 2, pa, pi, 1, &mut fi),
+        AclError::INVALID_PARAM,
+    );
+    err(
+        call(pd, pm, ps, pz, 0, pa, pi, 1, &mut fi),
+        AclError::INVALID_PARAM,
+    );
+    err(
+        call(null_mut(), pm, ps, pz, 2, pa, pi, 1, &mut fi),
+        AclError::INVALID_PARAM,
+    );
+    err(
+        call(pd, null_mut(), ps, pz, 2, pa, pi, 1, &mut fi),
+        AclError::INVALID_PARAM,
+    );
+    err(
+        call(pd, pm, null_mut(), pz, 2, pa, pi, 1, &mut fi),
+        AclError::INVALID_PARAM,
+    );
+    err(
+        call(pd, pm, ps, pz, 2, null_mut(), pi, 1, &mut fi),
+        AclError::INVALID_PARAM,
+    );
+    err(
+        call(pd, pm, ps, pz, 2, pa, null_mut(), 1, &mut fi),
+        AclError::INVALID_PARAM,
+    );
     // destMaxs[i] < sizes[i]: 100000.
     // SAFETY: the pointer points into a live local array (taken with as_mut_ptr above).
     unsafe { *pm.add(1) = 63 };
-    err(call(pd, pm, ps, pz, 2, pa, pi, 1, &mut fi), 100000);
+    err(
+        call(pd, pm, ps, pz, 2, pa, pi, 1, &mut fi),
+        AclError::INVALID_PARAM,
+    );
     // SAFETY: the pointer points into a live local array (taken with as_mut_ptr above).
     unsafe { *pm.add(1) = 64 };
     // A non-zero reserved byte: 100000.
     // SAFETY: the pointer points into a live local array (taken with as_mut_ptr above).
     unsafe { (*pa).rsv[15] = 1 };
-    err(call(pd, pm, ps, pz, 2, pa, pi, 1, &mut fi), 100000);
+    err(
+        call(pd, pm, ps, pz, 2, pa, pi, 1, &mut fi),
+        AclError::INVALID_PARAM,
+    );
     // SAFETY: the pointer points into a live local array (taken with as_mut_ptr above).
     unsafe { (*pa).rsv[15] = 0 };
     // The runtime's checks answer 107000, with no copy to blame (failIndex SIZE_MAX):
@@ -1231,11 +1435,17 @@ fn s2_memcpy_batch_rules() {
     // SAFETY: the pointer points into a live local array (taken with as_mut_ptr above).
     unsafe { *pi = 1 };
     fi = 7;
-    err(call(pd, pm, ps, pz, 2, pa, pi, 1, &mut fi), 107000);
+    err(
+        call(pd, pm, ps, pz, 2, pa, pi, 1, &mut fi),
+        AclError::PARAM_INVALID,
+    );
     assert_eq!(fi, usize::MAX);
     // SAFETY: the pointer points into a live local array (taken with as_mut_ptr above).
     unsafe { *pi = 0 };
-    err(call(pd, pm, ps, pz, 2, pa, pi, 0, &mut fi), 107000);
+    err(
+        call(pd, pm, ps, pz, 2, pa, pi, 0, &mut fi),
+        AclError::PARAM_INVALID,
+    );
     let mut three = [attr(H, D); 3];
     let mut three_idx = [0usize, 1, 2];
     fi = 7;
@@ -1251,14 +1461,14 @@ fn s2_memcpy_batch_rules() {
             3,
             &mut fi,
         ),
-        107000,
+        AclError::PARAM_INVALID,
     );
     assert_eq!(fi, usize::MAX);
     // A NULL copy: 107000 naming it.
     let mut holes = [a, std::ptr::null_mut()];
     err(
         call(holes.as_mut_ptr(), pm, ps, pz, 2, pa, pi, 1, &mut fi),
-        107000,
+        AclError::PARAM_INVALID,
     );
     assert_eq!(fi, 1);
     // All sizes 0: success with failIndex = SIZE_MAX.
@@ -1287,7 +1497,7 @@ fn s2_memcpy_batch_rules() {
             2,
             &mut fi,
         ),
-        107000,
+        AclError::PARAM_INVALID,
     );
     idx2[1] = 1;
     err(
@@ -1302,7 +1512,7 @@ fn s2_memcpy_batch_rules() {
             2,
             &mut fi,
         ),
-        107000,
+        AclError::PARAM_INVALID,
     );
     // A D2H batch.
     let mut out = vec![0u8; 128];
@@ -1340,7 +1550,7 @@ fn s2_memcpy_batch_rules() {
             1,
             &mut fi,
         ),
-        107000,
+        AclError::PARAM_INVALID,
     );
     assert_eq!(fi, 1);
     free(a);
@@ -1357,14 +1567,20 @@ fn s2_get_mem_info() {
     let (mut f, mut t) = (0usize, 0usize);
     err(
         unsafe { aclrtGetMemInfo(ACL_MEM_NORMAL, null_mut(), &mut t) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtGetMemInfo(ACL_MEM_NORMAL, &mut f, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtGetMemInfo(18, &mut f, &mut t) }, 107016);
-    err(unsafe { aclrtGetMemInfo(u32::MAX, &mut f, &mut t) }, 107016);
+    err(
+        unsafe { aclrtGetMemInfo(18, &mut f, &mut t) },
+        AclError::INVALID_MEMORY_TYPE,
+    );
+    err(
+        unsafe { aclrtGetMemInfo(u32::MAX, &mut f, &mut t) },
+        AclError::INVALID_MEMORY_TYPE,
+    );
     for attr in [
         ACL_MEM_NORMAL,
         ACL_MEM_HUGE,
@@ -1384,7 +1600,7 @@ fn s2_get_mem_info() {
         let (mut f, mut t) = (0usize, 0usize);
         err(
             unsafe { aclrtGetMemInfo(ACL_MEM_NORMAL, &mut f, &mut t) },
-            107002,
+            AclError::CONTEXT_NULL,
         );
     });
 }
@@ -1401,10 +1617,13 @@ fn s2_pointer_get_attributes() {
     let dev = malloc(64);
     let pin = malloc_host(64);
     let host = [0u8; 64];
-    err(unsafe { aclrtPointerGetAttributes(null(), &mut a) }, 100000);
+    err(
+        unsafe { aclrtPointerGetAttributes(null(), &mut a) },
+        AclError::INVALID_PARAM,
+    );
     err(
         unsafe { aclrtPointerGetAttributes(dev, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     ok(unsafe { aclrtPointerGetAttributes(pin, &mut a) });
     assert_eq!(a.location.type_, ACL_MEM_LOCATION_TYPE_HOST);
@@ -1429,15 +1648,24 @@ fn s2_host_register_and_unregister() {
     let mut dp = null_mut();
     err(
         unsafe { aclrtHostRegister(null_mut(), 4096, 0, &mut dp) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtHostRegister(base, 0, 0, &mut dp) }, 100000);
+    err(
+        unsafe { aclrtHostRegister(base, 0, 0, &mut dp) },
+        AclError::INVALID_PARAM,
+    );
     // Unknown type bits: 207000.
     for t in [0x1, 0x2, 0x10, 0x8000_0000] {
-        err(unsafe { aclrtHostRegister(base, 4096, t, &mut dp) }, 207000);
+        err(
+            unsafe { aclrtHostRegister(base, 4096, t, &mut dp) },
+            AclError::FEATURE_NOT_SUPPORT,
+        );
     }
     // Unregistering a pointer that is not registered: 507911.
-    err(unsafe { aclrtHostUnregister(base) }, 507911);
+    err(
+        unsafe { aclrtHostUnregister(base) },
+        AclError::HOST_MEMORY_NOT_REGISTERED,
+    );
     ok(unsafe { aclrtHostRegister(base, 4096, ACL_HOST_REGISTER_MAPPED, &mut dp) });
     assert!(!dp.is_null());
     // Registered memory is HOST (0) for aclrtPointerGetAttributes.
@@ -1449,9 +1677,15 @@ fn s2_host_register_and_unregister() {
     ok(unsafe { aclrtPointerGetAttributes(base, &mut a) });
     assert_eq!(a.location.type_, ACL_MEM_LOCATION_TYPE_HOST);
     // Already registered: 507910.
-    err(unsafe { aclrtHostRegister(base, 4096, 0, &mut dp) }, 507910);
+    err(
+        unsafe { aclrtHostRegister(base, 4096, 0, &mut dp) },
+        AclError::HOST_MEMORY_ALREADY_REGISTERED,
+    );
     ok(unsafe { aclrtHostUnregister(base) });
-    err(unsafe { aclrtHostUnregister(base) }, 507911);
+    err(
+        unsafe { aclrtHostUnregister(base) },
+        AclError::HOST_MEMORY_NOT_REGISTERED,
+    );
 }
 
 #[test]
@@ -1462,16 +1696,22 @@ fn s2_host_register_v2_flags() {
     let base = pageable_pages(&mut buf, 2) as *mut c_void;
     err(
         unsafe { aclrtHostRegisterV2(null_mut(), 4096, ACL_HOST_REG_MAPPED) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtHostRegisterV2(base, 0, ACL_HOST_REG_MAPPED) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     // Flag 0 or unknown bits: 107000.
-    err(unsafe { aclrtHostRegisterV2(base, 4096, 0) }, 107000);
+    err(
+        unsafe { aclrtHostRegisterV2(base, 4096, 0) },
+        AclError::PARAM_INVALID,
+    );
     for f in [0x1, 0x10, 0x8000_0000, ACL_HOST_REG_MAPPED | 0x1] {
-        err(unsafe { aclrtHostRegisterV2(base, 4096, f) }, 107000);
+        err(
+            unsafe { aclrtHostRegisterV2(base, 4096, f) },
+            AclError::PARAM_INVALID,
+        );
     }
     let flags = ACL_HOST_REG_MAPPED | ACL_HOST_REG_PINNED | ACL_HOST_REG_READONLY;
     ok(unsafe { aclrtHostRegisterV2(base, 4096, flags) });
@@ -1481,26 +1721,32 @@ fn s2_host_register_v2_flags() {
     assert_eq!(dev_ptr, base);
     err(
         unsafe { aclrtHostGetDevicePointer(base, null_mut(), 0) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtHostGetDevicePointer(base, &mut dev_ptr, 1) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     let outside = (base as usize + 4096) as *mut c_void;
     err(
         unsafe { aclrtHostGetDevicePointer(outside, &mut dev_ptr, 0) },
-        507911,
+        AclError::HOST_MEMORY_NOT_REGISTERED,
     );
     // Already registered, by either API: 507910.
     err(
         unsafe { aclrtHostRegisterV2(base, 4096, ACL_HOST_REG_MAPPED) },
-        507910,
+        AclError::HOST_MEMORY_ALREADY_REGISTERED,
     );
     let mut dp = null_mut();
-    err(unsafe { aclrtHostRegister(base, 4096, 0, &mut dp) }, 507910);
+    err(
+        unsafe { aclrtHostRegister(base, 4096, 0, &mut dp) },
+        AclError::HOST_MEMORY_ALREADY_REGISTERED,
+    );
     ok(unsafe { aclrtHostUnregister(base) });
-    err(unsafe { aclrtHostUnregister(base) }, 507911);
+    err(
+        unsafe { aclrtHostUnregister(base) },
+        AclError::HOST_MEMORY_NOT_REGISTERED,
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1515,27 +1761,33 @@ fn s3_init_and_finalize_codes() {
         ok(unsafe { aclFinalize() });
         ok(unsafe { aclInit(null()) });
     }
-    err(unsafe { aclInit(null()) }, 100002);
-    err(unsafe { aclInit(c"".as_ptr()) }, 100002);
+    err(unsafe { aclInit(null()) }, AclError::REPEAT_INITIALIZE);
+    err(
+        unsafe { aclInit(c"".as_ptr()) },
+        AclError::REPEAT_INITIALIZE,
+    );
     ok(unsafe { aclFinalize() });
-    err(unsafe { aclFinalize() }, 100037);
+    err(unsafe { aclFinalize() }, AclError::REPEAT_FINALIZE);
     let mut rc = 5u64;
-    err(unsafe { aclFinalizeReference(&mut rc) }, 100037);
+    err(
+        unsafe { aclFinalizeReference(&mut rc) },
+        AclError::REPEAT_FINALIZE,
+    );
     // "" is no configuration.
     ok(unsafe { aclInit(c"".as_ptr()) });
     ok(unsafe { aclFinalize() });
     let dir = tempfile::tempdir().unwrap();
     let missing = std::ffi::CString::new(dir.path().join("none.json").to_str().unwrap()).unwrap();
-    err(unsafe { aclInit(missing.as_ptr()) }, 100003);
+    err(unsafe { aclInit(missing.as_ptr()) }, AclError::INVALID_FILE);
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, "{\"a\": [1, }").unwrap();
     let bad = std::ffi::CString::new(bad.to_str().unwrap()).unwrap();
-    err(unsafe { aclInit(bad.as_ptr()) }, 100006);
+    err(unsafe { aclInit(bad.as_ptr()) }, AclError::PARSE_FILE);
     // A failed aclInit leaves the runtime uninitialised.
-    err(unsafe { aclFinalize() }, 100037);
+    err(unsafe { aclFinalize() }, AclError::REPEAT_FINALIZE);
     // aclFinalizeReference decrements and tears down at the last reference.
     ok(unsafe { aclInit(null()) });
-    err(unsafe { aclInit(null()) }, 100002);
+    err(unsafe { aclInit(null()) }, AclError::REPEAT_INITIALIZE);
     ok(unsafe { aclFinalizeReference(&mut rc) });
     assert_eq!(rc, 1);
     ok(unsafe { aclrtSetDevice(0) });
@@ -1546,7 +1798,7 @@ fn s3_init_and_finalize_codes() {
         0,
         "the last reference tore everything down"
     );
-    err(unsafe { aclFinalize() }, 100037);
+    err(unsafe { aclFinalize() }, AclError::REPEAT_FINALIZE);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1556,31 +1808,43 @@ fn s3_init_and_finalize_codes() {
 fn s3_devices_reference_counts_and_contexts() {
     let _g = exclusive();
     let r = unsafe { aclInit(null()) };
-    assert!(r == 0 || r == 100002);
+    assert!(r == 0 || r == AclError::REPEAT_INITIALIZE);
     take_msg();
     let mut n = 0u32;
     ok(unsafe { aclrtGetDeviceCount(&mut n) });
     assert_eq!(n, 2);
-    err(unsafe { aclrtSetDevice(-1) }, 107001);
-    err(unsafe { aclrtSetDevice(n as i32) }, 107001);
-    err(unsafe { aclrtResetDevice(n as i32) }, 107001);
+    err(unsafe { aclrtSetDevice(-1) }, AclError::INVALID_DEVICEID);
+    err(
+        unsafe { aclrtSetDevice(n as i32) },
+        AclError::INVALID_DEVICEID,
+    );
+    err(
+        unsafe { aclrtResetDevice(n as i32) },
+        AclError::INVALID_DEVICEID,
+    );
     no_ctx(|| {
         let mut d = 5;
-        err(unsafe { aclrtGetDevice(&mut d) }, 107002);
+        err(unsafe { aclrtGetDevice(&mut d) }, AclError::CONTEXT_NULL);
         let mut c = null_mut();
-        err(unsafe { aclrtGetCurrentContext(&mut c) }, 107002);
+        err(
+            unsafe { aclrtGetCurrentContext(&mut c) },
+            AclError::CONTEXT_NULL,
+        );
         // Memory, stream and copy calls without a current context: 107002.
         let mut s = null_mut();
-        err(unsafe { aclrtCreateStream(&mut s) }, 107002);
+        err(unsafe { aclrtCreateStream(&mut s) }, AclError::CONTEXT_NULL);
         let mut e = null_mut();
-        err(unsafe { aclrtCreateEvent(&mut e) }, 107002);
-        err(unsafe { aclrtSynchronizeDevice() }, 107002);
-        err(unsafe { aclrtSynchronizeStream(null_mut()) }, 107002);
+        err(unsafe { aclrtCreateEvent(&mut e) }, AclError::CONTEXT_NULL);
+        err(unsafe { aclrtSynchronizeDevice() }, AclError::CONTEXT_NULL);
+        err(
+            unsafe { aclrtSynchronizeStream(null_mut()) },
+            AclError::CONTEXT_NULL,
+        );
         let h = [0u8; 8];
         let mut o = [0u8; 8];
         err(
             unsafe { aclrtMemcpy(o.as_mut_ptr().cast(), 8, h.as_ptr().cast(), 8, 0) },
-            107002,
+            AclError::CONTEXT_NULL,
         );
     });
     // Each aclrtSetDevice adds a reference; reset after the count reached 0: 507007.
@@ -1593,15 +1857,21 @@ fn s3_devices_reference_counts_and_contexts() {
     ok(unsafe { aclrtResetDevice(1) });
     ok(unsafe { aclrtResetDevice(1) });
     assert_eq!(ascendcl_emu::device_refs(1), 0);
-    err(unsafe { aclrtResetDevice(1) }, 507007);
+    err(
+        unsafe { aclrtResetDevice(1) },
+        AclError::CONTEXT_RELEASE_ERROR,
+    );
     // The thread's context died with the device.
-    err(unsafe { aclrtGetDevice(&mut d) }, 107002);
+    err(unsafe { aclrtGetDevice(&mut d) }, AclError::CONTEXT_NULL);
     // aclrtResetDeviceForce releases at once whatever the count.
     ok(unsafe { aclrtSetDevice(1) });
     ok(unsafe { aclrtSetDevice(1) });
     ok(unsafe { aclrtResetDeviceForce(1) });
     assert_eq!(ascendcl_emu::device_refs(1), 0);
-    err(unsafe { aclrtResetDevice(1) }, 507007);
+    err(
+        unsafe { aclrtResetDevice(1) },
+        AclError::CONTEXT_RELEASE_ERROR,
+    );
     // The default context is shared by threads that set the device.
     ok(unsafe { aclrtSetDevice(1) });
     let mut mine = null_mut();
@@ -1615,7 +1885,10 @@ fn s3_devices_reference_counts_and_contexts() {
         ok(unsafe { aclrtResetDevice(1) });
     });
     // The default context cannot be destroyed by aclrtDestroyContext (emulator: 107000).
-    err(unsafe { aclrtDestroyContext(mine) }, 107000);
+    err(
+        unsafe { aclrtDestroyContext(mine) },
+        AclError::PARAM_INVALID,
+    );
     // aclrtCreateContext makes the new context current.
     let mut c = null_mut();
     ok(unsafe { aclrtCreateContext(&mut c, 1) });
@@ -1623,7 +1896,7 @@ fn s3_devices_reference_counts_and_contexts() {
     ok(unsafe { aclrtGetCurrentContext(&mut cur) });
     assert_eq!(cur, c);
     ok(unsafe { aclrtDestroyContext(c) });
-    err(unsafe { aclrtDestroyContext(c) }, 107017);
+    err(unsafe { aclrtDestroyContext(c) }, AclError::INVALID_HANDLE);
     ok(unsafe { aclrtResetDevice(1) });
 }
 
@@ -1635,34 +1908,55 @@ fn s3_stream_timeouts_query_and_failure_mode() {
     let _g = shared();
     let _d = Dev::new(0);
     let s = stream();
-    err(unsafe { aclrtSynchronizeStreamWithTimeout(s, -2) }, 107000);
+    err(
+        unsafe { aclrtSynchronizeStreamWithTimeout(s, -2) },
+        AclError::PARAM_INVALID,
+    );
     err(
         unsafe { aclrtSynchronizeStreamWithTimeout(s, i32::MIN) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     sleep_on(s, 300);
     let mut st = 99;
     ok(unsafe { aclrtStreamQuery(s, &mut st) });
     assert_eq!(st, ACL_STREAM_STATUS_NOT_READY);
-    err(unsafe { aclrtSynchronizeStreamWithTimeout(s, 10) }, 507046);
-    err(unsafe { aclrtSynchronizeDeviceWithTimeout(10) }, 507046);
+    err(
+        unsafe { aclrtSynchronizeStreamWithTimeout(s, 10) },
+        AclError::STREAM_SYNC_TIMEOUT,
+    );
+    err(
+        unsafe { aclrtSynchronizeDeviceWithTimeout(10) },
+        AclError::STREAM_SYNC_TIMEOUT,
+    );
     ok(unsafe { aclrtSynchronizeStreamWithTimeout(s, -1) });
     ok(unsafe { aclrtStreamQuery(s, &mut st) });
     assert_eq!(st, ACL_STREAM_STATUS_COMPLETE);
-    err(unsafe { aclrtStreamQuery(s, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtStreamQuery(s, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     // Failure mode: a value other than 0/1: 100000; the same mode again succeeds; STOP back to
     // CONTINUE: 207000; another context's stream: 107003. (STOP switches the whole context: a
     // context of its own, so that no other test's failure stops this one.)
-    err(unsafe { aclrtSetStreamFailureMode(s, 2) }, 100000);
+    err(
+        unsafe { aclrtSetStreamFailureMode(s, 2) },
+        AclError::INVALID_PARAM,
+    );
     let (ctx, fs) = foreign_stream();
-    err(unsafe { aclrtSetStreamFailureMode(fs, 1) }, 107003);
+    err(
+        unsafe { aclrtSetStreamFailureMode(fs, 1) },
+        AclError::STREAM_CONTEXT,
+    );
     ok(unsafe { aclrtSetStreamFailureMode(fs, 0) });
     let mut cur = null_mut();
     ok(unsafe { aclrtGetCurrentContext(&mut cur) });
     ok(unsafe { aclrtSetCurrentContext(ctx) });
     ok(unsafe { aclrtSetStreamFailureMode(fs, 1) });
     ok(unsafe { aclrtSetStreamFailureMode(fs, 1) });
-    err(unsafe { aclrtSetStreamFailureMode(fs, 0) }, 207000);
+    err(
+        unsafe { aclrtSetStreamFailureMode(fs, 0) },
+        AclError::FEATURE_NOT_SUPPORT,
+    );
     ok(unsafe { aclrtSetCurrentContext(cur) });
     drop_foreign(ctx);
     // Created with priority 0; priority > 7 or unknown flag bits: 107000.
@@ -1672,11 +1966,11 @@ fn s3_stream_timeouts_query_and_failure_mode() {
     let mut s2 = null_mut();
     err(
         unsafe { aclrtCreateStreamWithConfig(&mut s2, 8, 0) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     err(
         unsafe { aclrtCreateStreamWithConfig(&mut s2, 0, 0x40) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     ok(unsafe { aclrtCreateStreamWithConfig(&mut s2, 7, 0x3f) });
     let mut f = 0;
@@ -1684,7 +1978,7 @@ fn s3_stream_timeouts_query_and_failure_mode() {
     assert_eq!(f, 0x3f);
     ok(unsafe { aclrtDestroyStream(s2) });
     ok(unsafe { aclrtDestroyStream(s) });
-    err(unsafe { aclrtDestroyStream(s) }, 107017);
+    err(unsafe { aclrtDestroyStream(s) }, AclError::INVALID_HANDLE);
 }
 
 static DONE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -1748,7 +2042,10 @@ fn s3_destroy_waits_force_discards_reset_waits() {
         before + 1,
         "reset waited for the stream's work"
     );
-    err(unsafe { aclrtSynchronizeStream(s) }, 107017);
+    err(
+        unsafe { aclrtSynchronizeStream(s) },
+        AclError::INVALID_HANDLE,
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1764,9 +2061,9 @@ fn s3_event_flags() {
         aclrtCreateEventExWithFlag,
     ] {
         let mut e = null_mut();
-        err(unsafe { f(&mut e, 0) }, 107000);
+        err(unsafe { f(&mut e, 0) }, AclError::PARAM_INVALID);
         for bad in [0x4, 0x80, 0x100, 0x8000_0000, ACL_EVENT_SYNC | 0x4] {
-            err(unsafe { f(&mut e, bad) }, 107000);
+            err(unsafe { f(&mut e, bad) }, AclError::PARAM_INVALID);
         }
         for good in [
             ACL_EVENT_SYNC,
@@ -1780,7 +2077,10 @@ fn s3_event_flags() {
             ok(unsafe { f(&mut e, good) });
             ok(unsafe { aclrtDestroyEvent(e) });
         }
-        err(unsafe { f(null_mut(), ACL_EVENT_SYNC) }, 100000);
+        err(
+            unsafe { f(null_mut(), ACL_EVENT_SYNC) },
+            AclError::INVALID_PARAM,
+        );
     }
 }
 
@@ -1798,22 +2098,37 @@ fn s3_event_status_elapsed_time_and_sync_timeout() {
     assert_eq!(st, 0);
     // Elapsed time of an event not yet recorded: 507000.
     let mut ms = -1.0f32;
-    err(unsafe { aclrtEventElapsedTime(&mut ms, a, b) }, 507000);
+    err(
+        unsafe { aclrtEventElapsedTime(&mut ms, a, b) },
+        AclError::RT_INTERNAL_ERROR,
+    );
     ok(unsafe { aclrtRecordEvent(a, s) });
     ok(unsafe { aclrtSynchronizeStream(s) });
     ok(unsafe { aclrtQueryEventStatus(a, &mut st) });
     assert_eq!(st, ACL_EVENT_RECORDED_STATUS_COMPLETE);
     assert_eq!(st, 1, "COMPLETE is 1 here (0 in aclrtEventStatus)");
-    err(unsafe { aclrtEventElapsedTime(&mut ms, a, b) }, 507000);
+    err(
+        unsafe { aclrtEventElapsedTime(&mut ms, a, b) },
+        AclError::RT_INTERNAL_ERROR,
+    );
     // Recorded but not yet reached: 507000 too.
     sleep_on(s, 300);
     ok(unsafe { aclrtRecordEvent(b, s) });
     ok(unsafe { aclrtQueryEventStatus(b, &mut st) });
     assert_eq!(st, 0);
-    err(unsafe { aclrtEventElapsedTime(&mut ms, a, b) }, 507000);
+    err(
+        unsafe { aclrtEventElapsedTime(&mut ms, a, b) },
+        AclError::RT_INTERNAL_ERROR,
+    );
     // Event sync: < -1 → 107000, expiry → 507047, -1 waits.
-    err(unsafe { aclrtSynchronizeEventWithTimeout(b, -2) }, 107000);
-    err(unsafe { aclrtSynchronizeEventWithTimeout(b, 10) }, 507047);
+    err(
+        unsafe { aclrtSynchronizeEventWithTimeout(b, -2) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtSynchronizeEventWithTimeout(b, 10) },
+        AclError::EVENT_SYNC_TIMEOUT,
+    );
     ok(unsafe { aclrtSynchronizeEventWithTimeout(b, -1) });
     // Milliseconds, as a float: the 300 ms host function lies between the records.
     ok(unsafe { aclrtEventElapsedTime(&mut ms, a, b) });
@@ -1824,7 +2139,10 @@ fn s3_event_status_elapsed_time_and_sync_timeout() {
     ok(unsafe { aclrtCreateEventWithFlag(&mut c, ACL_EVENT_SYNC) });
     ok(unsafe { aclrtRecordEvent(c, s) });
     ok(unsafe { aclrtSynchronizeStream(s) });
-    err(unsafe { aclrtEventElapsedTime(&mut ms, a, c) }, 107000);
+    err(
+        unsafe { aclrtEventElapsedTime(&mut ms, a, c) },
+        AclError::PARAM_INVALID,
+    );
     // Destroying an event in flight does not block.
     sleep_on(s, 200);
     ok(unsafe { aclrtRecordEvent(c, s) });
@@ -1850,19 +2168,22 @@ fn s3_callbacks_subscription_codes() {
     // Launching on an unsubscribed stream: 107015.
     err(
         unsafe { aclrtLaunchCallback(Some(noop), null_mut(), ACL_CALLBACK_NO_BLOCK, s) },
-        107015,
+        AclError::STREAM_NO_CB_REG,
     );
     // ProcessReport on a thread with no subscription: 107012 (immediately, not after the
     // timeout).
     let t = Instant::now();
-    err(unsafe { aclrtProcessReport(1000) }, 107012);
+    err(
+        unsafe { aclrtProcessReport(1000) },
+        AclError::THREAD_SUBSCRIBE,
+    );
     assert!(t.elapsed() < Duration::from_millis(500));
     // Subscribed, nothing arrives: 507012 after the timeout.
     // SAFETY: pthread_self has no preconditions.
     let tid = unsafe { libc::pthread_self() } as u64;
     ok(unsafe { aclrtSubscribeReport(tid, s) });
     let t = Instant::now();
-    err(unsafe { aclrtProcessReport(30) }, 507012);
+    err(unsafe { aclrtProcessReport(30) }, AclError::REPORT_TIMEOUT);
     assert!(t.elapsed() >= Duration::from_millis(25));
     // A launched callback is run by ProcessReport.
     ok(unsafe { aclrtLaunchCallback(Some(noop), null_mut(), ACL_CALLBACK_NO_BLOCK, s) });
@@ -1871,9 +2192,12 @@ fn s3_callbacks_subscription_codes() {
     ok(unsafe { aclrtUnSubscribeReport(tid, s) });
     err(
         unsafe { aclrtLaunchCallback(Some(noop), null_mut(), ACL_CALLBACK_NO_BLOCK, s) },
-        107015,
+        AclError::STREAM_NO_CB_REG,
     );
-    err(unsafe { aclrtProcessReport(10) }, 107012);
+    err(
+        unsafe { aclrtProcessReport(10) },
+        AclError::THREAD_SUBSCRIBE,
+    );
     ok(unsafe { aclrtDestroyStream(s) });
 }
 
@@ -1890,7 +2214,10 @@ fn s3_host_func_runs_in_stream_order() {
     ok(unsafe { aclrtMemcpyAsync(dev, 8, pin, 8, ACL_MEMCPY_HOST_TO_DEVICE, s) });
     ok(unsafe { aclrtSynchronizeStream(s) });
     assert_eq!(read_dev(dev, 8), vec![4u8; 8]);
-    err(unsafe { aclrtLaunchHostFunc(s, None, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtLaunchHostFunc(s, None, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     free(dev);
     free_host(pin);
     ok(unsafe { aclrtDestroyStream(s) });
@@ -1909,7 +2236,7 @@ fn s3_recent_error_message_and_last_error() {
         unsafe { aclGetRecentErrMsg() }.is_null(),
         "NULL when there are none"
     );
-    assert_eq!(unsafe { aclrtFree(null_mut()) }, 100000);
+    assert_eq!(unsafe { aclrtFree(null_mut()) }, AclError::INVALID_PARAM);
     let p = unsafe { aclGetRecentErrMsg() };
     assert!(!p.is_null());
     let m = unsafe { std::ffi::CStr::from_ptr(p) }
@@ -1922,16 +2249,28 @@ fn s3_recent_error_message_and_last_error() {
     );
     // Messages are per thread.
     no_ctx(|| {
-        assert_eq!(unsafe { aclrtFreeHost(null_mut()) }, 100000);
+        assert_eq!(
+            unsafe { aclrtFreeHost(null_mut()) },
+            AclError::INVALID_PARAM
+        );
     });
     assert!(unsafe { aclGetRecentErrMsg() }.is_null());
     // Last error: peek keeps it, get returns and clears it; other levels: 100000.
-    assert_eq!(unsafe { aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL) }, 100000);
-    assert_eq!(unsafe { aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL) }, 100000);
-    assert_eq!(unsafe { aclrtGetLastError(ACL_RT_THREAD_LEVEL) }, 100000);
+    assert_eq!(
+        unsafe { aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL) },
+        AclError::INVALID_PARAM
+    );
+    assert_eq!(
+        unsafe { aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL) },
+        AclError::INVALID_PARAM
+    );
+    assert_eq!(
+        unsafe { aclrtGetLastError(ACL_RT_THREAD_LEVEL) },
+        AclError::INVALID_PARAM
+    );
     assert_eq!(unsafe { aclrtGetLastError(ACL_RT_THREAD_LEVEL) }, 0);
-    assert_eq!(unsafe { aclrtGetLastError(1) }, 100000);
-    assert_eq!(unsafe { aclrtPeekAtLastError(1) }, 100000);
+    assert_eq!(unsafe { aclrtGetLastError(1) }, AclError::INVALID_PARAM);
+    assert_eq!(unsafe { aclrtPeekAtLastError(1) }, AclError::INVALID_PARAM);
     // Version 1.17.0 and the SoC name.
     let (mut a, mut b, mut c) = (0, 0, 0);
     ok(unsafe { aclrtGetVersion(&mut a, &mut b, &mut c) });

@@ -109,7 +109,7 @@ fn batch_async_copies() {
                 s,
             )
         },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe {
@@ -126,7 +126,7 @@ fn batch_async_copies() {
                 s,
             )
         },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe {
@@ -143,7 +143,7 @@ fn batch_async_copies() {
                 s,
             )
         },
-        100000,
+        AclError::INVALID_PARAM,
     );
     // All sizes 0: success before anything else is looked at.
     let mut zero = vec![0usize; 3];
@@ -178,7 +178,7 @@ fn batch_async_copies() {
                 s,
             )
         },
-        100000,
+        AclError::INVALID_PARAM,
     );
     let case = |f: &dyn Fn(&mut Batch)| {
         let mut c = Batch {
@@ -190,11 +190,12 @@ fn batch_async_copies() {
             idx: vec![0],
         };
         f(&mut c);
-        c.run(s)
+        let (code, index) = c.run(s);
+        (AclError(code), index)
     };
     // destMax below size: 100000 naming the entry; reserved bytes: 100000.
-    assert_eq!(case(&|c| c.maxs[1] = 8), (100000, 1));
-    assert_eq!(case(&|c| c.attrs[0].rsv[3] = 1).0, 100000);
+    assert_eq!(case(&|c| c.maxs[1] = 8), (AclError::INVALID_PARAM, 1));
+    assert_eq!(case(&|c| c.attrs[0].rsv[3] = 1).0, AclError::INVALID_PARAM);
     // numAttrs above numBatches, attrsIndexes not starting at 0 / not increasing / too big: 107000.
     assert_eq!(
         case(&|c| {
@@ -202,16 +203,16 @@ fn batch_async_copies() {
             c.idx = vec![0, 1, 2]
         })
         .0,
-        107000
+        AclError::PARAM_INVALID
     );
-    assert_eq!(case(&|c| c.idx[0] = 1).0, 107000);
+    assert_eq!(case(&|c| c.idx[0] = 1).0, AclError::PARAM_INVALID);
     assert_eq!(
         case(&|c| {
             c.attrs = vec![attr(HOST, DEVICE); 2];
             c.idx = vec![0, 0]
         })
         .0,
-        107000
+        AclError::PARAM_INVALID
     );
     assert_eq!(
         case(&|c| {
@@ -219,20 +220,23 @@ fn batch_async_copies() {
             c.idx = vec![0, 5]
         })
         .0,
-        107000
+        AclError::PARAM_INVALID
     );
     // Per entry: a zero size among others, a NULL, a location the attribute does not describe,
     // a device-to-device copy: 107000 naming the entry.
-    assert_eq!(case(&|c| c.sizes[1] = 0), (107000, 1));
-    assert_eq!(case(&|c| c.srcs[1] = null_mut()), (107000, 1));
-    assert_eq!(case(&|c| c.srcs[0] = b), (107000, 0));
+    assert_eq!(case(&|c| c.sizes[1] = 0), (AclError::PARAM_INVALID, 1));
+    assert_eq!(
+        case(&|c| c.srcs[1] = null_mut()),
+        (AclError::PARAM_INVALID, 1)
+    );
+    assert_eq!(case(&|c| c.srcs[0] = b), (AclError::PARAM_INVALID, 0));
     assert_eq!(
         case(&|c| {
             c.srcs[1] = a;
             c.attrs = vec![attr(HOST, DEVICE), attr(DEVICE, DEVICE)];
             c.idx = vec![0, 1]
         }),
-        (107000, 1)
+        (AclError::PARAM_INVALID, 1)
     );
     let dead = stream();
     ok(unsafe { aclrtDestroyStream(dead) });
@@ -244,7 +248,7 @@ fn batch_async_copies() {
         attrs: vec![attr(HOST, DEVICE)],
         idx: vec![0],
     };
-    assert_eq!(c.run(dead).0, 107017);
+    assert_eq!(c.run(dead).0, AclError::INVALID_HANDLE);
     free(a);
     free(b);
     free_host(pa);
@@ -258,11 +262,17 @@ fn descriptor_copies() {
     let s = stream();
     let inner = ACL_MEMCPY_INNER_DEVICE_TO_DEVICE;
     let mut size = 0usize;
-    err(unsafe { aclrtGetMemcpyDescSize(inner, null_mut()) }, 100000);
-    err(unsafe { aclrtGetMemcpyDescSize(8, &mut size) }, 100000);
+    err(
+        unsafe { aclrtGetMemcpyDescSize(inner, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtGetMemcpyDescSize(8, &mut size) },
+        AclError::INVALID_PARAM,
+    );
     err(
         unsafe { aclrtGetMemcpyDescSize(ACL_MEMCPY_DEVICE_TO_DEVICE, &mut size) },
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
     ok(unsafe { aclrtGetMemcpyDescSize(inner, &mut size) });
     assert_eq!(size, 32);
@@ -276,18 +286,30 @@ fn descriptor_copies() {
                t: *mut c_void,
                n: usize,
                cfg: *mut c_void| unsafe { aclrtSetMemcpyDesc(d, kind, s, t, n, cfg) };
-    err(set(null_mut(), inner, src, dst, 8, null_mut()), 100000);
-    err(set(desc, 9, src, dst, 8, null_mut()), 100000);
-    err(set(desc, inner, null_mut(), dst, 8, null_mut()), 100000);
-    err(set(desc, inner, src, dst, 0, null_mut()), 100000);
-    err(set(desc, inner, src, dst, 8, desc), 100000);
+    err(
+        set(null_mut(), inner, src, dst, 8, null_mut()),
+        AclError::INVALID_PARAM,
+    );
+    err(
+        set(desc, 9, src, dst, 8, null_mut()),
+        AclError::INVALID_PARAM,
+    );
+    err(
+        set(desc, inner, null_mut(), dst, 8, null_mut()),
+        AclError::INVALID_PARAM,
+    );
+    err(
+        set(desc, inner, src, dst, 0, null_mut()),
+        AclError::INVALID_PARAM,
+    );
+    err(set(desc, inner, src, dst, 8, desc), AclError::INVALID_PARAM);
     err(
         set(desc, ACL_MEMCPY_DEVICE_TO_DEVICE, src, dst, 8, null_mut()),
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
     err(
         set(desc, inner, src, dst, (4 << 30) + 1, null_mut()),
-        107000,
+        AclError::PARAM_INVALID,
     );
     err(
         set(
@@ -298,31 +320,37 @@ fn descriptor_copies() {
             8,
             null_mut(),
         ),
-        107000,
+        AclError::PARAM_INVALID,
     );
     let mut host = [0u8; 64];
     err(
         set(desc, inner, host.as_mut_ptr().cast(), dst, 8, null_mut()),
-        107000,
+        AclError::PARAM_INVALID,
     );
-    err(set(desc, inner, src, dst, 512, null_mut()), 107000);
+    err(
+        set(desc, inner, src, dst, 512, null_mut()),
+        AclError::PARAM_INVALID,
+    );
     ok(set(desc, inner, src, dst, 100, null_mut()));
     err(
         unsafe { aclrtMemcpyAsyncWithDesc(null_mut(), inner, s) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtMemcpyAsyncWithDesc(desc, 8, s) }, 100000);
+    err(
+        unsafe { aclrtMemcpyAsyncWithDesc(desc, 8, s) },
+        AclError::INVALID_PARAM,
+    );
     err(
         unsafe { aclrtMemcpyAsyncWithDesc(desc, inner, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_DEVICE_TO_DEVICE, s) },
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
     err(
         unsafe { aclrtMemcpyAsyncWithDesc(host.as_mut_ptr().cast(), inner, s) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     ok(unsafe { aclrtMemcpyAsyncWithDesc(desc, inner, s) });
     ok(unsafe { aclrtSynchronizeStream(s) });
@@ -343,7 +371,10 @@ fn descriptor_copies() {
     // A descriptor naming freed memory fails the task.
     free(src);
     ok(unsafe { aclrtMemcpyAsyncWithDesc(desc, inner, s) });
-    err(unsafe { aclrtSynchronizeStream(s) }, 507000);
+    err(
+        unsafe { aclrtSynchronizeStream(s) },
+        AclError::RT_INTERNAL_ERROR,
+    );
     free(dst);
     free(desc);
     ok(unsafe { aclrtDestroyStream(s) });

@@ -16,24 +16,24 @@ fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn capability(dev: u32, info: aclDeviceInfo) -> Result<i64, aclError> {
+fn capability(dev: u32, info: aclDeviceInfo) -> Result<i64, AclError> {
     let mut v = -7;
     match unsafe { aclGetDeviceCapability(dev, info, &mut v) } {
         0 => Ok(v),
         e => {
             take_msg();
-            Err(e)
+            Err(AclError(e))
         }
     }
 }
 
-fn info(dev: u32, attr: aclrtDevAttr) -> Result<i64, aclError> {
+fn info(dev: u32, attr: aclrtDevAttr) -> Result<i64, AclError> {
     let mut v = -7;
     match unsafe { aclrtGetDeviceInfo(dev, attr, &mut v) } {
         0 => Ok(v),
         e => {
             take_msg();
-            Err(e)
+            Err(AclError(e))
         }
     }
 }
@@ -45,11 +45,17 @@ fn capabilities_and_attributes_come_from_the_soc_table() {
     // aclGetDeviceCapability: the ACL layer answers every bad input with 100000.
     err(
         unsafe { aclGetDeviceCapability(0, ACL_DEVICE_INFO_AI_CORE_NUM, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    assert_eq!(capability(99, ACL_DEVICE_INFO_AI_CORE_NUM), Err(100000));
-    assert_eq!(capability(0, 3), Err(100000));
-    assert_eq!(capability(0, ACL_DEVICE_INFO_UNDEFINED), Err(100000));
+    assert_eq!(
+        capability(99, ACL_DEVICE_INFO_AI_CORE_NUM),
+        Err(AclError::INVALID_PARAM)
+    );
+    assert_eq!(capability(0, 3), Err(AclError::INVALID_PARAM));
+    assert_eq!(
+        capability(0, ACL_DEVICE_INFO_UNDEFINED),
+        Err(AclError::INVALID_PARAM)
+    );
     // The default SoC, Ascend910B2: 24 AI cores, 48 vector cores, 192 MiB of L2.
     assert_eq!(capability(0, ACL_DEVICE_INFO_AI_CORE_NUM), Ok(24));
     assert_eq!(capability(1, ACL_DEVICE_INFO_VECTOR_CORE_NUM), Ok(48));
@@ -58,11 +64,14 @@ fn capabilities_and_attributes_come_from_the_soc_table() {
     // attribute.
     err(
         unsafe { aclrtGetDeviceInfo(0, ACL_DEV_ATTR_AICORE_CORE_NUM, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    assert_eq!(info(99, ACL_DEV_ATTR_AICORE_CORE_NUM), Err(107000));
-    assert_eq!(info(0, 999), Err(107000));
-    assert_eq!(info(0, 0), Err(107000));
+    assert_eq!(
+        info(99, ACL_DEV_ATTR_AICORE_CORE_NUM),
+        Err(AclError::PARAM_INVALID)
+    );
+    assert_eq!(info(0, 999), Err(AclError::PARAM_INVALID));
+    assert_eq!(info(0, 0), Err(AclError::PARAM_INVALID));
     assert_eq!(info(0, ACL_DEV_ATTR_AICPU_CORE_NUM), Ok(6));
     assert_eq!(info(0, ACL_DEV_ATTR_AICORE_CORE_NUM), Ok(24));
     assert_eq!(info(0, ACL_DEV_ATTR_CUBE_CORE_NUM), Ok(24));
@@ -97,12 +106,15 @@ fn capabilities_and_attributes_come_from_the_soc_table() {
     let mut v = -7;
     err(
         unsafe { aclrtGetDeviceCapability(0, ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtGetDeviceCapability(99, 2, &mut v) }, 107000);
+    err(
+        unsafe { aclrtGetDeviceCapability(99, 2, &mut v) },
+        AclError::PARAM_INVALID,
+    );
     err(
         unsafe { aclrtGetDeviceCapability(99, ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV, &mut v) },
-        107001,
+        AclError::INVALID_DEVICEID,
     );
     ok(unsafe {
         aclrtGetDeviceCapability(0, ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV, &mut v)
@@ -122,13 +134,13 @@ fn utilisation_status_and_error_details() {
     };
     err(
         unsafe { aclrtGetDeviceUtilizationRate(0, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     let mut extended = u;
     extended.utilizationExtend = 8 as *mut aclrtUtilizationExtendInfo;
     err(
         unsafe { aclrtGetDeviceUtilizationRate(0, &mut extended) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     ok(unsafe { aclrtGetDeviceUtilizationRate(0, &mut u) });
     assert_eq!(
@@ -145,16 +157,28 @@ fn utilisation_status_and_error_details() {
     assert_eq!((u.cubeUtilization, u.memoryUtilization), (-1, -1));
 
     let mut st = 7;
-    err(unsafe { aclrtQueryDeviceStatus(0, null_mut()) }, 100000);
-    err(unsafe { aclrtQueryDeviceStatus(99, &mut st) }, 107001);
+    err(
+        unsafe { aclrtQueryDeviceStatus(0, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtQueryDeviceStatus(99, &mut st) },
+        AclError::INVALID_DEVICEID,
+    );
     ok(unsafe { aclrtQueryDeviceStatus(1, &mut st) });
     assert_eq!(st, ACL_RT_DEVICE_STATUS_NORMAL);
 
     let mut e: aclrtErrorInfo = unsafe { std::mem::zeroed() };
     e.errorType = 77;
     e.hasDetail = 1;
-    err(unsafe { aclrtGetErrorVerbose(0, null_mut()) }, 100000);
-    err(unsafe { aclrtGetErrorVerbose(99, &mut e) }, 107001);
+    err(
+        unsafe { aclrtGetErrorVerbose(0, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtGetErrorVerbose(99, &mut e) },
+        AclError::INVALID_DEVICEID,
+    );
     ok(unsafe { aclrtGetErrorVerbose(0, &mut e) });
     assert_eq!(
         (e.errorType, e.hasDetail, e.tryRepair),
@@ -167,17 +191,35 @@ fn resource_limits_per_device_stream_and_thread() {
     let _g = serial();
     // The checks in order: negative id 107001, type 107000, device 107001, device not open
     // 507033, value above the hardware 107000.
-    err(unsafe { aclrtSetDeviceResLimit(-1, 5, 1) }, 107001);
-    err(unsafe { aclrtSetDeviceResLimit(0, 2, 1) }, 107000);
-    err(unsafe { aclrtSetDeviceResLimit(99, 0, 1) }, 107001);
+    err(
+        unsafe { aclrtSetDeviceResLimit(-1, 5, 1) },
+        AclError::INVALID_DEVICEID,
+    );
+    err(
+        unsafe { aclrtSetDeviceResLimit(0, 2, 1) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtSetDeviceResLimit(99, 0, 1) },
+        AclError::INVALID_DEVICEID,
+    );
     let d1_open = ascendcl_emu::device_refs(1) > 0;
     if !d1_open {
-        err(unsafe { aclrtSetDeviceResLimit(1, 0, 1) }, 507033);
+        err(
+            unsafe { aclrtSetDeviceResLimit(1, 0, 1) },
+            AclError::DEV_SETUP_ERROR,
+        );
     }
     let _d = Dev::new(0);
-    err(unsafe { aclrtSetDeviceResLimit(0, 0, 25) }, 107000);
+    err(
+        unsafe { aclrtSetDeviceResLimit(0, 0, 25) },
+        AclError::PARAM_INVALID,
+    );
     let mut v = 0;
-    err(unsafe { aclrtGetDeviceResLimit(0, 0, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtGetDeviceResLimit(0, 0, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &mut v) });
     assert_eq!(v, 24, "the hardware count by default");
     ok(unsafe { aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, 8) });
@@ -185,13 +227,22 @@ fn resource_limits_per_device_stream_and_thread() {
     ok(unsafe { aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &mut v) });
     assert_eq!(v, 8);
     // The calling thread: the device's limits ...
-    err(unsafe { aclrtGetResInCurrentThread(0, null_mut()) }, 100000);
-    err(unsafe { aclrtGetResInCurrentThread(2, &mut v) }, 107000);
+    err(
+        unsafe { aclrtGetResInCurrentThread(0, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtGetResInCurrentThread(2, &mut v) },
+        AclError::PARAM_INVALID,
+    );
     ok(unsafe { aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &mut v) });
     assert_eq!(v, 16);
     // ... or those of the stream it uses.
     let s = stream();
-    err(unsafe { aclrtSetStreamResLimit(s, 1, 49) }, 107000);
+    err(
+        unsafe { aclrtSetStreamResLimit(s, 1, 49) },
+        AclError::PARAM_INVALID,
+    );
     ok(unsafe { aclrtSetStreamResLimit(s, ACL_RT_DEV_RES_VECTOR_CORE, 4) });
     ok(unsafe { aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_VECTOR_CORE, &mut v) });
     assert_eq!(v, 4);
@@ -209,11 +260,17 @@ fn resource_limits_per_device_stream_and_thread() {
     ok(unsafe { aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_VECTOR_CORE, &mut v) });
     assert_eq!(v, 16);
     ok(unsafe { aclrtDestroyStream(s) });
-    err(unsafe { aclrtSetStreamResLimit(s, 0, 1) }, 107017);
+    err(
+        unsafe { aclrtSetStreamResLimit(s, 0, 1) },
+        AclError::INVALID_HANDLE,
+    );
     // Without a context the thread has no device to ask.
     std::thread::spawn(|| {
         let mut v = 0;
-        err(unsafe { aclrtGetResInCurrentThread(0, &mut v) }, 107002);
+        err(
+            unsafe { aclrtGetResInCurrentThread(0, &mut v) },
+            AclError::CONTEXT_NULL,
+        );
     })
     .join()
     .unwrap();
@@ -231,8 +288,14 @@ fn the_last_task_id_of_the_calling_thread() {
     std::thread::spawn(|| {
         let _d = Dev::new(0);
         let mut id = 0;
-        err(unsafe { aclrtGetThreadLastTaskId(null_mut()) }, 100000);
-        err(unsafe { aclrtGetThreadLastTaskId(&mut id) }, 107000);
+        err(
+            unsafe { aclrtGetThreadLastTaskId(null_mut()) },
+            AclError::INVALID_PARAM,
+        );
+        err(
+            unsafe { aclrtGetThreadLastTaskId(&mut id) },
+            AclError::PARAM_INVALID,
+        );
         let s = stream();
         for _ in 0..3 {
             ok(unsafe { aclrtLaunchHostFunc(s, Some(nothing), null_mut()) });
@@ -299,14 +362,23 @@ fn a_failed_task_is_reported_to_the_exception_callback() {
     ok(unsafe { aclrtGetThreadLastTaskId(&mut task) });
     // Freed before the copy runs: the copy fails on the device.
     free(d);
-    err(unsafe { aclrtSynchronizeStream(s) }, 507000);
+    err(
+        unsafe { aclrtSynchronizeStream(s) },
+        AclError::RT_INTERNAL_ERROR,
+    );
     let mut sid = 0;
     ok(unsafe { aclrtStreamGetId(s, &mut sid) });
     let tid = unsafe { libc::gettid() } as u32;
     ok(unsafe { aclrtSetExceptionInfoCallback(None) });
     let seen = SEEN.lock().unwrap().clone();
     assert!(
-        seen.contains(&(task, sid as u32, tid, 0, 507000)),
+        seen.contains(&(
+            task,
+            sid as u32,
+            tid,
+            0,
+            AclError::RT_INTERNAL_ERROR.code() as u32
+        )),
         "{seen:?} lacks task {task} of stream {sid} from thread {tid}"
     );
     free_host(h);

@@ -35,11 +35,14 @@ fn environment_configures_the_emulator() {
     // Capacity enforced.
     let a = malloc(40 << 20);
     let mut b = null_mut();
-    err(unsafe { aclrtMalloc(&mut b, 40 << 20, 0) }, 207001);
+    err(
+        unsafe { aclrtMalloc(&mut b, 40 << 20, 0) },
+        AclError::MEMORY_ALLOCATION,
+    );
     // Huge pages off: HUGE_ONLY fails, HUGE_FIRST uses normal pages.
     err(
         unsafe { aclrtMalloc(&mut b, 4 << 20, ACL_MEM_MALLOC_HUGE_ONLY) },
-        207001,
+        AclError::MEMORY_ALLOCATION,
     );
     let h = malloc_policy(4 << 20, ACL_MEM_MALLOC_HUGE_FIRST);
     let mut attr = aclrtPtrAttributes {
@@ -53,10 +56,16 @@ fn environment_configures_the_emulator() {
     // The fault from the environment: the second aclrtMallocHost fails.
     let p = malloc_host(16);
     let mut q = null_mut();
-    err(unsafe { aclrtMallocHost(&mut q, 16) }, 207001);
+    err(
+        unsafe { aclrtMallocHost(&mut q, 16) },
+        AclError::MEMORY_ALLOCATION,
+    );
     let r = malloc_host(16);
     // The pinned budget from the environment: 1 MiB.
-    err(unsafe { aclrtMallocHost(&mut q, 1 << 20) }, 207001);
+    err(
+        unsafe { aclrtMallocHost(&mut q, 1 << 20) },
+        AclError::MEMORY_ALLOCATION,
+    );
     free_host(p);
     free_host(r);
     free(h);

@@ -36,16 +36,21 @@ fn external_tasks_run_in_order_and_fail_their_stream() {
         Ok(())
     })
     .unwrap();
-    st.enqueue(|| Err(AclFailure::new(507017, "the peers never came")))
-        .unwrap();
+    st.enqueue(|| {
+        Err(AclFailure::new(
+            AclError::AICPU_TIMEOUT.code(),
+            "the peers never came",
+        ))
+    })
+    .unwrap();
     let e = unsafe { aclrtSynchronizeStream(s) };
     let m = take_msg();
-    assert_eq!(e, 507017, "{m}");
+    assert_eq!(e, AclError::AICPU_TIMEOUT, "{m}");
     assert!(m.contains("the peers never came"), "{m}");
     assert_eq!(*seen.lock().unwrap(), vec![9u8; 4]);
     // An overrun is refused as a copy's would be.
     let f = extension::check_range("buf", dev as usize, 5).unwrap_err();
-    assert_eq!(f.code, 107000);
+    assert_eq!(f.code, AclError::PARAM_INVALID);
     extension::record_message("[layered] SomeCall: a message");
     assert!(take_msg().contains("[layered] SomeCall: a message"));
     assert_eq!(extension::current_device().unwrap(), 0);

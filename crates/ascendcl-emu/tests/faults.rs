@@ -18,7 +18,10 @@ fn nth_call_fails_with_the_documented_code() {
     let a = malloc(16);
     let b = malloc(16);
     let mut c = null_mut();
-    assert_eq!(unsafe { aclrtMalloc(&mut c, 16, 0) }, 207001);
+    assert_eq!(
+        unsafe { aclrtMalloc(&mut c, 16, 0) },
+        AclError::MEMORY_ALLOCATION
+    );
     assert!(take_msg().contains("injected"));
     let d = malloc(16);
     clear_faults();
@@ -38,13 +41,19 @@ fn every_call_fails_and_the_env_syntax_parses() {
     for _ in 0..3 {
         err(
             unsafe { aclrtMemcpy(b.as_mut_ptr().cast(), 4, a.as_ptr().cast(), 4, 0) },
-            507000,
+            AclError::RT_INTERNAL_ERROR,
         );
     }
     let mut s = null_mut();
-    err(unsafe { aclrtCreateStream(&mut s) }, 207008);
+    err(
+        unsafe { aclrtCreateStream(&mut s) },
+        AclError::NO_STREAM_RESOURCE,
+    );
     let s = stream();
-    err(unsafe { aclrtSynchronizeStream(s) }, 507053);
+    err(
+        unsafe { aclrtSynchronizeStream(s) },
+        AclError::DEVICE_MEM_ERROR,
+    );
     ok(unsafe { aclrtSynchronizeStream(s) });
     clear_faults();
     ok(unsafe { aclrtMemcpy(b.as_mut_ptr().cast(), 4, a.as_ptr().cast(), 4, 0) });
@@ -59,7 +68,11 @@ fn every_call_fails_and_the_env_syntax_parses() {
 #[test]
 fn pointer_returning_functions_fail_with_null() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    inject_fault_with_code("aclrtGetSocName", FaultSpec::Every, 507000);
+    inject_fault_with_code(
+        "aclrtGetSocName",
+        FaultSpec::Every,
+        AclError::RT_INTERNAL_ERROR,
+    );
     assert!(unsafe { aclrtGetSocName() }.is_null());
     clear_faults();
     assert!(!unsafe { aclrtGetSocName() }.is_null());
@@ -73,21 +86,27 @@ fn an_injected_failure_changes_nothing() {
     // aclrtMallocHost: the documented 207001; nothing is allocated or charged to the budget.
     inject_fault("aclrtMallocHost", FaultSpec::Nth(1));
     let mut p = null_mut();
-    err(unsafe { aclrtMallocHost(&mut p, 64) }, 207001);
+    err(
+        unsafe { aclrtMallocHost(&mut p, 64) },
+        AclError::MEMORY_ALLOCATION,
+    );
     assert!(p.is_null());
     assert_eq!(ascendcl_emu::leak_report().host_allocations, 0);
     let h = malloc_host(64);
     free_host(h);
     // aclFinalizeReference(NULL): the fault keeps the reference; the retry drops it.
     let (mut before, mut after) = (0u64, 0u64);
-    err(unsafe { aclInit(null()) }, 100002);
+    err(unsafe { aclInit(null()) }, AclError::REPEAT_INITIALIZE);
     ok(unsafe { aclFinalizeReference(&mut before) });
-    err(unsafe { aclInit(null()) }, 100002);
+    err(unsafe { aclInit(null()) }, AclError::REPEAT_INITIALIZE);
     inject_fault("aclFinalizeReference", FaultSpec::Nth(1));
-    err(unsafe { aclFinalizeReference(null_mut()) }, 507000);
+    err(
+        unsafe { aclFinalizeReference(null_mut()) },
+        AclError::RT_INTERNAL_ERROR,
+    );
     clear_faults();
     ok(unsafe { aclFinalizeReference(null_mut()) });
-    err(unsafe { aclInit(null()) }, 100002);
+    err(unsafe { aclInit(null()) }, AclError::REPEAT_INITIALIZE);
     ok(unsafe { aclFinalizeReference(&mut after) });
     assert!(before >= 1);
     assert_eq!(after, before, "one reference added and one dropped since");

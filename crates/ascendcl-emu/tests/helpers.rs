@@ -47,9 +47,12 @@ fn data_buffers() {
         let bogus = 0x40 as *const aclDataBuffer;
         assert!(aclGetDataBufferAddr(bogus).is_null());
         assert_eq!(aclGetDataBufferSizeV2(null()), 0);
-        err(aclUpdateDataBuffer(null_mut(), null_mut(), 0), 100000);
+        err(
+            aclUpdateDataBuffer(null_mut(), null_mut(), 0),
+            AclError::INVALID_PARAM,
+        );
         ok(aclDestroyDataBuffer(b));
-        err(aclDestroyDataBuffer(b), 100000);
+        err(aclDestroyDataBuffer(b), AclError::INVALID_PARAM);
         assert_eq!(aclGetDataBufferSizeV2(b), 0);
     }
 }
@@ -65,9 +68,12 @@ fn package_versions() {
     let mut v: aclCANNPackageVersion = unsafe { std::mem::zeroed() };
     err(
         unsafe { aclsysGetCANNVersion(ACL_PKG_NAME_CANN, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclsysGetCANNVersion(99, &mut v) }, 100000);
+    err(
+        unsafe { aclsysGetCANNVersion(99, &mut v) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclsysGetCANNVersion(ACL_PKG_NAME_RUNTIME, &mut v) });
     assert_eq!(
         (
@@ -90,21 +96,36 @@ fn frees_that_synchronise_and_event_and_peer_queries() {
     let s = stream();
     let d = malloc(64);
     let h = malloc_host(64);
-    err(unsafe { aclrtFreeWithDevSync(null_mut()) }, 100000);
-    err(unsafe { aclrtFreeHostWithDevSync(null_mut()) }, 100000);
+    err(
+        unsafe { aclrtFreeWithDevSync(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtFreeHostWithDevSync(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     // The queued copy runs before the memory goes: no task fails.
     ok(unsafe { aclrtLaunchHostFunc(s, Some(pause), 30 as *mut c_void) });
     ok(unsafe { aclrtMemcpyAsync(d, 64, h, 64, ACL_MEMCPY_HOST_TO_DEVICE, s) });
     ok(unsafe { aclrtFreeWithDevSync(d) });
     ok(unsafe { aclrtSynchronizeStream(s) });
     ok(unsafe { aclrtFreeHostWithDevSync(h) });
-    err(unsafe { aclrtFreeHostWithDevSync(h) }, 207002);
+    err(
+        unsafe { aclrtFreeHostWithDevSync(h) },
+        AclError::MEMORY_FREE,
+    );
 
     // aclrtQueryEvent numbers COMPLETE 0 and NOT_READY 1.
     let e = event();
     let mut st = 9;
-    err(unsafe { aclrtQueryEvent(null_mut(), &mut st) }, 100000);
-    err(unsafe { aclrtQueryEvent(e, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtQueryEvent(null_mut(), &mut st) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtQueryEvent(e, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtLaunchHostFunc(s, Some(pause), 50 as *mut c_void) });
     ok(unsafe { aclrtRecordEvent(e, s) });
     ok(unsafe { aclrtQueryEvent(e, &mut st) });
@@ -118,11 +139,11 @@ fn frees_that_synchronise_and_event_and_peer_queries() {
     let mut p = 9;
     err(
         unsafe { aclrtDevicePeerAccessStatus(0, 1, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtDevicePeerAccessStatus(0, 99, &mut p) },
-        107001,
+        AclError::INVALID_DEVICEID,
     );
     ok(unsafe { aclrtDeviceEnablePeerAccess(1, 0) });
     ok(unsafe { aclrtDevicePeerAccessStatus(0, 1, &mut p) });
@@ -134,8 +155,14 @@ fn frees_that_synchronise_and_event_and_peer_queries() {
     assert_eq!(p, 0);
 
     let (mut a, mut b) = (aclrtUuid::default(), aclrtUuid::default());
-    err(unsafe { aclrtDeviceGetUuid(0, null_mut()) }, 100000);
-    err(unsafe { aclrtDeviceGetUuid(99, &mut a) }, 107001);
+    err(
+        unsafe { aclrtDeviceGetUuid(0, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtDeviceGetUuid(99, &mut a) },
+        AclError::INVALID_DEVICEID,
+    );
     ok(unsafe { aclrtDeviceGetUuid(0, &mut a) });
     ok(unsafe { aclrtDeviceGetUuid(1, &mut b) });
     assert_ne!(a.bytes, b.bytes);
@@ -149,21 +176,39 @@ fn event_ids_word_fills_and_stream_attributes() {
     let _d = Dev::new(0);
     let (a, b) = (event(), event());
     let (mut ia, mut ib) = (0, 0);
-    err(unsafe { aclrtGetEventId(null_mut(), &mut ia) }, 100000);
-    err(unsafe { aclrtGetEventId(a, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtGetEventId(null_mut(), &mut ia) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtGetEventId(a, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtGetEventId(a, &mut ia) });
     ok(unsafe { aclrtGetEventId(b, &mut ib) });
     assert_ne!(ia, ib);
     ok(unsafe { aclrtDestroyEvent(a) });
     ok(unsafe { aclrtDestroyEvent(b) });
-    err(unsafe { aclrtGetEventId(a, &mut ia) }, 107017);
+    err(
+        unsafe { aclrtGetEventId(a, &mut ia) },
+        AclError::INVALID_HANDLE,
+    );
 
     // 32-bit fills, synchronous and queued.
     let d = malloc(64);
     ok(unsafe { aclrtMemsetD32(d, 64, 0, 0) });
-    err(unsafe { aclrtMemsetD32(null_mut(), 64, 1, 4) }, 100000);
-    err(unsafe { aclrtMemsetD32(d, 15, 1, 4) }, 107000);
-    err(unsafe { aclrtMemsetD32(d, 128, 1, 32) }, 107000);
+    err(
+        unsafe { aclrtMemsetD32(null_mut(), 64, 1, 4) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMemsetD32(d, 15, 1, 4) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtMemsetD32(d, 128, 1, 32) },
+        AclError::PARAM_INVALID,
+    );
     ok(unsafe { aclrtMemsetD32(d, 64, 0xdead_beef, 16) });
     let mut out = [0u8; 64];
     d2h(&mut out, d);
@@ -186,9 +231,12 @@ fn event_ids_word_fills_and_stream_attributes() {
     let mut v: aclrtStreamAttrValue = unsafe { std::mem::zeroed() };
     err(
         unsafe { aclrtGetStreamAttribute(s, ACL_STREAM_ATTR_FAILURE_MODE, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtGetStreamAttribute(s, 99, &mut v) }, 107000);
+    err(
+        unsafe { aclrtGetStreamAttribute(s, 99, &mut v) },
+        AclError::PARAM_INVALID,
+    );
     ok(unsafe { aclrtGetStreamAttribute(s, ACL_STREAM_ATTR_FAILURE_MODE, &mut v) });
     assert_eq!(unsafe { v.failureMode }, 0);
     v.userCustomTag = 42;
@@ -199,16 +247,19 @@ fn event_ids_word_fills_and_stream_attributes() {
     v.overflowSwitch = 2;
     err(
         unsafe { aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK, &mut v) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     v.overflowSwitch = 1;
     ok(unsafe { aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK, &mut v) });
     ok(unsafe { aclrtGetStreamAttribute(s, ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK, &mut got) });
     assert_eq!(unsafe { got.overflowSwitch }, 1);
-    err(unsafe { aclrtSetStreamAttribute(s, 99, &mut v) }, 107000);
+    err(
+        unsafe { aclrtSetStreamAttribute(s, 99, &mut v) },
+        AclError::PARAM_INVALID,
+    );
     err(
         unsafe { aclrtSetStreamAttribute(s, ACL_STREAM_ATTR_FAILURE_MODE, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     ok(unsafe { aclrtDestroyStream(s) });
     // The failure mode through the attribute, on a stream of a context of its own (STOP
@@ -225,7 +276,7 @@ fn event_ids_word_fills_and_stream_attributes() {
     v.failureMode = 0;
     err(
         unsafe { aclrtSetStreamAttribute(t, ACL_STREAM_ATTR_FAILURE_MODE, &mut v) },
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
     ok(unsafe { aclrtDestroyContext(ctx) });
     ok(unsafe { aclrtSetCurrentContext(cur) });

@@ -105,39 +105,57 @@ fn descriptors_and_loading_check_their_arguments() {
     let _d = Dev::new(0);
     assert!(unsafe { aclrtCreateBinary(null(), 16) }.is_null());
     assert!(take_msg().contains("data is NULL"));
-    err(unsafe { aclrtDestroyBinary(null_mut()) }, 100000);
+    err(
+        unsafe { aclrtDestroyBinary(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
 
     let bytes = std::fs::read(binary_path()).unwrap();
     let desc = unsafe { aclrtCreateBinary(bytes.as_ptr().cast(), bytes.len()) };
     assert!(!desc.is_null());
     let mut h = null_mut();
-    err(unsafe { aclrtBinaryLoad(null_mut(), &mut h) }, 100000);
-    err(unsafe { aclrtBinaryLoad(desc, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtBinaryLoad(null_mut(), &mut h) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtBinaryLoad(desc, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtBinaryLoad(desc, &mut h) });
     assert!(!h.is_null());
     ok(unsafe { aclrtDestroyBinary(desc) });
-    err(unsafe { aclrtDestroyBinary(desc) }, 107017);
+    err(
+        unsafe { aclrtDestroyBinary(desc) },
+        AclError::INVALID_HANDLE,
+    );
     ok(unsafe { aclrtBinaryUnLoad(h) });
 
     let empty = unsafe { aclrtCreateBinary(bytes.as_ptr().cast(), 0) };
-    err(unsafe { aclrtBinaryLoad(empty, &mut h) }, 107000);
+    err(
+        unsafe { aclrtBinaryLoad(empty, &mut h) },
+        AclError::PARAM_INVALID,
+    );
     ok(unsafe { aclrtDestroyBinary(empty) });
     let junk = [0x7fu8, b'E', b'L', b'F', 1, 2, 3, 4];
     let bad = unsafe { aclrtCreateBinary(junk.as_ptr().cast(), junk.len()) };
-    err(unsafe { aclrtBinaryLoad(bad, &mut h) }, 107000);
+    err(
+        unsafe { aclrtBinaryLoad(bad, &mut h) },
+        AclError::PARAM_INVALID,
+    );
     ok(unsafe { aclrtDestroyBinary(bad) });
 
     err(
         unsafe { aclrtBinaryLoadFromData(null(), 8, null(), &mut h) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtBinaryLoadFromData(bytes.as_ptr().cast(), bytes.len(), null(), null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtBinaryLoadFromData(bytes.as_ptr().cast(), 0, null(), &mut h) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     ok(unsafe { aclrtBinaryLoadFromData(bytes.as_ptr().cast(), bytes.len(), null(), &mut h) });
     ok(unsafe { aclrtBinaryUnLoad(h) });
@@ -150,22 +168,22 @@ fn load_from_file_checks_path_file_and_options() {
     let mut h = null_mut();
     err(
         unsafe { aclrtBinaryLoadFromFile(null(), null_mut(), &mut h) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtBinaryLoadFromFile(path.as_ptr(), null_mut(), null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     let missing = CString::new("/nonexistent/kernel.so").unwrap();
     err(
         unsafe { aclrtBinaryLoadFromFile(missing.as_ptr(), null_mut(), &mut h) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     // Not a kernel binary: this test's own C source.
     let src = cpath(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/abi_kernels.c"));
     err(
         unsafe { aclrtBinaryLoadFromFile(src.as_ptr(), null_mut(), &mut h) },
-        107000,
+        AclError::PARAM_INVALID,
     );
 
     let option = |type_: u32, value: u32| aclrtBinaryLoadOption {
@@ -192,14 +210,14 @@ fn load_from_file_checks_path_file_and_options() {
         ACL_RT_BINARY_LOAD_OPT_MAGIC,
         ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE,
     )]));
-    err(try_options(&mut [option(0, 0)]), 107000);
+    err(try_options(&mut [option(0, 0)]), AclError::PARAM_INVALID);
     err(
         try_options(&mut [option(ACL_RT_BINARY_LOAD_OPT_MAGIC, 0x1234)]),
-        107000,
+        AclError::PARAM_INVALID,
     );
     err(
         try_options(&mut [option(ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE, 1)]),
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
     let mut none = aclrtBinaryLoadOptions {
         options: null_mut(),
@@ -207,7 +225,7 @@ fn load_from_file_checks_path_file_and_options() {
     };
     err(
         unsafe { aclrtBinaryLoadFromFile(path.as_ptr(), &mut none, &mut h) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     none.numOpt = 0;
     ok(unsafe { aclrtBinaryLoadFromFile(path.as_ptr(), &mut none, &mut h) });
@@ -222,24 +240,24 @@ fn functions_by_name_and_unload() {
     let mut f = null_mut();
     err(
         unsafe { aclrtBinaryGetFunction(null_mut(), name.as_ptr(), &mut f) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtBinaryGetFunction(bin, null(), &mut f) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtBinaryGetFunction(bin, name.as_ptr(), null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtBinaryGetFunction(0x10 as aclrtBinHandle, name.as_ptr(), &mut f) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     let unknown = CString::new("no_such_kernel").unwrap();
     err(
         unsafe { aclrtBinaryGetFunction(bin, unknown.as_ptr(), &mut f) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     let f1 = function(bin, "store");
     assert_eq!(function(bin, "store"), f1, "one handle per kernel");
@@ -250,7 +268,7 @@ fn functions_by_name_and_unload() {
         let n = CString::new("store").unwrap();
         err(
             unsafe { aclrtBinaryGetFunction(bin_addr as aclrtBinHandle, n.as_ptr(), &mut f) },
-            107002,
+            AclError::CONTEXT_NULL,
         );
     })
     .join()
@@ -262,16 +280,22 @@ fn functions_by_name_and_unload() {
     let buf = malloc(16);
     launch(spin, 1, s, &[Arg::U32(20)]);
     launch(f1, 4, s, &[Arg::Ptr(buf), Arg::U32(10)]);
-    err(unsafe { aclrtBinaryUnLoad(null_mut()) }, 100000);
+    err(
+        unsafe { aclrtBinaryUnLoad(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtBinaryUnLoad(bin) });
-    err(unsafe { aclrtBinaryUnLoad(bin) }, 107017);
+    err(unsafe { aclrtBinaryUnLoad(bin) }, AclError::INVALID_HANDLE);
     ok(sync(s));
     assert_eq!(read_u32(buf, 4), [10, 11, 12, 13]);
     let mut a = null_mut();
-    err(unsafe { aclrtKernelArgsInit(f1, &mut a) }, 107017);
+    err(
+        unsafe { aclrtKernelArgsInit(f1, &mut a) },
+        AclError::INVALID_HANDLE,
+    );
     err(
         unsafe { aclrtBinaryGetFunction(bin, name.as_ptr(), &mut f) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     free(buf);
     ok(unsafe { aclrtDestroyStream(s) });
@@ -283,11 +307,17 @@ fn argument_lists_check_every_step() {
     let bin = load();
     let f = function(bin, "store");
     let mut a = null_mut();
-    err(unsafe { aclrtKernelArgsInit(null_mut(), &mut a) }, 100000);
-    err(unsafe { aclrtKernelArgsInit(f, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtKernelArgsInit(null_mut(), &mut a) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtKernelArgsInit(f, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     err(
         unsafe { aclrtKernelArgsInit(0x40 as aclrtFuncHandle, &mut a) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     ok(unsafe { aclrtKernelArgsInit(f, &mut a) });
 
@@ -296,29 +326,38 @@ fn argument_lists_check_every_step() {
     let vp = (&v as *const u32).cast_mut().cast::<c_void>();
     err(
         unsafe { aclrtKernelArgsAppend(null_mut(), vp, 4, &mut p) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtKernelArgsAppend(a, null_mut(), 4, &mut p) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtKernelArgsAppend(a, vp, 0, &mut p) }, 100000);
+    err(
+        unsafe { aclrtKernelArgsAppend(a, vp, 0, &mut p) },
+        AclError::INVALID_PARAM,
+    );
     err(
         unsafe { aclrtKernelArgsAppend(a, vp, 4, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtKernelArgsAppend(0x48 as aclrtArgsHandle, vp, 4, &mut p) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     ok(unsafe { aclrtKernelArgsAppend(a, vp, 4, &mut p) });
-    err(unsafe { aclrtKernelArgsFinalize(null_mut()) }, 100000);
+    err(
+        unsafe { aclrtKernelArgsFinalize(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtKernelArgsFinalize(a) });
-    err(unsafe { aclrtKernelArgsAppend(a, vp, 4, &mut p) }, 207000);
+    err(
+        unsafe { aclrtKernelArgsAppend(a, vp, 4, &mut p) },
+        AclError::FEATURE_NOT_SUPPORT,
+    );
     let mut ph = null_mut();
     err(
         unsafe { aclrtKernelArgsAppendPlaceHolder(a, &mut ph) },
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
 
     // The thread's list is one: Init again starts it over, with the same handle.
@@ -330,14 +369,17 @@ fn argument_lists_check_every_step() {
     for _ in 1..128 {
         ok(unsafe { aclrtKernelArgsAppend(a, vp, 4, &mut p) });
     }
-    err(unsafe { aclrtKernelArgsAppend(a, vp, 4, &mut p) }, 107000);
+    err(
+        unsafe { aclrtKernelArgsAppend(a, vp, 4, &mut p) },
+        AclError::PARAM_INVALID,
+    );
     // At most 64 KiB of arguments.
     ok(unsafe { aclrtKernelArgsInit(f, &mut a) });
     let big = vec![0u8; 40 << 10];
     ok(unsafe { aclrtKernelArgsAppend(a, big.as_ptr().cast_mut().cast(), big.len(), &mut p) });
     err(
         unsafe { aclrtKernelArgsAppend(a, big.as_ptr().cast_mut().cast(), big.len(), &mut p) },
-        107000,
+        AclError::PARAM_INVALID,
     );
 
     // Placeholders: a buffer after every parameter, then no more parameters.
@@ -346,40 +388,43 @@ fn argument_lists_check_every_step() {
     ok(unsafe { aclrtKernelArgsAppendPlaceHolder(a, &mut ph) });
     err(
         unsafe { aclrtKernelArgsAppendPlaceHolder(a, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     let mut buf = null_mut();
     err(
         unsafe { aclrtKernelArgsGetPlaceHolderBuffer(a, p, 8, &mut buf) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     err(
         unsafe { aclrtKernelArgsGetPlaceHolderBuffer(a, ph, 0, &mut buf) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtKernelArgsGetPlaceHolderBuffer(a, null_mut(), 8, &mut buf) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtKernelArgsGetPlaceHolderBuffer(a, ph, 8, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtKernelArgsGetPlaceHolderBuffer(a, ph, 1 << 20, &mut buf) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     ok(unsafe { aclrtKernelArgsGetPlaceHolderBuffer(a, ph, 8, &mut buf) });
     assert_eq!(buf as usize % 8, 0);
-    err(unsafe { aclrtKernelArgsAppend(a, vp, 4, &mut p) }, 207000);
+    err(
+        unsafe { aclrtKernelArgsAppend(a, vp, 4, &mut p) },
+        AclError::FEATURE_NOT_SUPPORT,
+    );
     err(
         unsafe { aclrtKernelArgsAppendPlaceHolder(a, &mut ph) },
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
     ok(unsafe { aclrtKernelArgsFinalize(a) });
     err(
         unsafe { aclrtKernelArgsGetPlaceHolderBuffer(a, ph, 8, &mut buf) },
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
 
     // Updates: ordinary parameters of the same size only, then finalize again.
@@ -387,28 +432,37 @@ fn argument_lists_check_every_step() {
     let wp = (&w as *const u32).cast_mut().cast::<c_void>();
     err(
         unsafe { aclrtKernelArgsParaUpdate(null_mut(), p, wp, 4) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtKernelArgsParaUpdate(a, null_mut(), wp, 4) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtKernelArgsParaUpdate(a, p, null_mut(), 4) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtKernelArgsParaUpdate(a, p, wp, 0) }, 100000);
-    err(unsafe { aclrtKernelArgsParaUpdate(a, ph, wp, 4) }, 107000);
-    err(unsafe { aclrtKernelArgsParaUpdate(a, p, wp, 8) }, 107000);
+    err(
+        unsafe { aclrtKernelArgsParaUpdate(a, p, wp, 0) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtKernelArgsParaUpdate(a, ph, wp, 4) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtKernelArgsParaUpdate(a, p, wp, 8) },
+        AclError::PARAM_INVALID,
+    );
     err(
         unsafe { aclrtKernelArgsParaUpdate(a, 0x1000 as aclrtParamHandle, wp, 4) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     ok(unsafe { aclrtKernelArgsParaUpdate(a, p, wp, 4) });
     let s = stream();
     err(
         unsafe { aclrtLaunchKernelWithConfig(f, 1, s, null_mut(), a, null_mut()) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     ok(unsafe { aclrtKernelArgsFinalize(a) });
     ok(unsafe { aclrtDestroyStream(s) });
@@ -423,16 +477,16 @@ fn lists_in_user_memory_hold_the_kernels_parameters() {
     let (mut hsize, mut msize) = (0usize, 0usize);
     err(
         unsafe { aclrtKernelArgsGetHandleMemSize(null_mut(), &mut hsize) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtKernelArgsGetHandleMemSize(f, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     ok(unsafe { aclrtKernelArgsGetHandleMemSize(f, &mut hsize) });
     err(
         unsafe { aclrtKernelArgsGetMemSize(f, 12, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     ok(unsafe { aclrtKernelArgsGetMemSize(f, 12, &mut msize) });
     assert_eq!(
@@ -446,24 +500,27 @@ fn lists_in_user_memory_hold_the_kernels_parameters() {
     let m = mem.as_mut_ptr().cast::<c_void>();
     err(
         unsafe { aclrtKernelArgsInitByUserMem(null_mut(), a, m, msize) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtKernelArgsInitByUserMem(f, null_mut(), m, msize) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtKernelArgsInitByUserMem(f, a, null_mut(), msize) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtKernelArgsInitByUserMem(f, a, m, 0) }, 100000);
+    err(
+        unsafe { aclrtKernelArgsInitByUserMem(f, a, m, 0) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtKernelArgsInitByUserMem(f, a, m, msize) });
 
     let out = malloc(16);
     ok(append(a, &Arg::Ptr(out)));
     ok(append(a, &Arg::U32(40)));
     // `store` has two parameters: a third does not fit a list sized for it.
-    err(append(a, &Arg::U32(1)), 107000);
+    err(append(a, &Arg::U32(1)), AclError::PARAM_INVALID);
     ok(unsafe { aclrtKernelArgsFinalize(a) });
     // The thread's own list is another one.
     let other = args(f, &[Arg::Ptr(out), Arg::U32(1)]);
@@ -491,34 +548,34 @@ fn launch_with_config_checks_its_arguments_and_attributes() {
     };
     err(
         unsafe { aclrtLaunchKernelWithConfig(null_mut(), 1, s, null_mut(), a, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(launch_cfg(0, null_mut()), 100000);
+    err(launch_cfg(0, null_mut()), AclError::INVALID_PARAM);
     err(
         unsafe { aclrtLaunchKernelWithConfig(f, 1, s, null_mut(), null_mut(), null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtLaunchKernelWithConfig(f, 1, s, null_mut(), a, 8 as *mut c_void) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe {
             aclrtLaunchKernelWithConfig(0x40 as aclrtFuncHandle, 1, s, null_mut(), a, null_mut())
         },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     err(
         unsafe {
             aclrtLaunchKernelWithConfig(f, 1, 0x40 as aclrtStream, null_mut(), a, null_mut())
         },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     err(
         unsafe { aclrtLaunchKernelWithConfig(spin, 1, s, null_mut(), a, null_mut()) },
-        107000,
+        AclError::PARAM_INVALID,
     );
-    err(launch_cfg(65536, null_mut()), 107000);
+    err(launch_cfg(65536, null_mut()), AclError::PARAM_INVALID);
 
     let attr = |id: u32, value: aclrtLaunchKernelAttrValue| aclrtLaunchKernelAttr { id, value };
     let cfg_of = |attrs: &mut [aclrtLaunchKernelAttr]| {
@@ -538,21 +595,21 @@ fn launch_with_config_checks_its_arguments_and_attributes() {
             ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE,
             v(|x| x.schemMode = 2),
         )]),
-        107000,
+        AclError::PARAM_INVALID,
     );
     err(
         cfg_of(&mut [attr(
             ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH,
             v(|x| x.isBlockTaskPrefetch = 2),
         )]),
-        107000,
+        AclError::PARAM_INVALID,
     );
     err(
         cfg_of(&mut [attr(
             ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP,
             v(|x| x.isDataDump = 2),
         )]),
-        107000,
+        AclError::PARAM_INVALID,
     );
     err(
         cfg_of(&mut [
@@ -562,7 +619,7 @@ fn launch_with_config_checks_its_arguments_and_attributes() {
                 v(|x| x.timeoutUs.timeoutLow = 5),
             ),
         ]),
-        107000,
+        AclError::PARAM_INVALID,
     );
     ok(cfg_of(&mut [
         attr(ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE, v(|x| x.schemMode = 1)),
@@ -573,7 +630,7 @@ fn launch_with_config_checks_its_arguments_and_attributes() {
         attrs: null_mut(),
         numAttrs: 0,
     };
-    err(launch_cfg(1, &mut no_attrs), 107000);
+    err(launch_cfg(1, &mut no_attrs), AclError::PARAM_INVALID);
     ok(sync(s));
     assert_eq!(read_u32(out, 1), [0]);
 
@@ -582,7 +639,7 @@ fn launch_with_config_checks_its_arguments_and_attributes() {
     ok(unsafe { aclrtKernelArgsInit(f, &mut fresh) });
     err(
         unsafe { aclrtLaunchKernelWithConfig(f, 1, s, null_mut(), fresh, null_mut()) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     free(out);
     ok(unsafe { aclrtDestroyStream(s) });
@@ -675,25 +732,34 @@ fn launch_kernel_reads_its_arguments_from_device_memory() {
     h2d(dargs, &packed);
     err(
         unsafe { aclrtLaunchKernel(null_mut(), 1, dargs, 12, s) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtLaunchKernel(f, 1, null(), 12, s) }, 100000);
+    err(
+        unsafe { aclrtLaunchKernel(f, 1, null(), 12, s) },
+        AclError::INVALID_PARAM,
+    );
     err(
         unsafe { aclrtLaunchKernel(0x40 as aclrtFuncHandle, 1, dargs, 12, s) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
-    err(unsafe { aclrtLaunchKernel(f, 0, dargs, 12, s) }, 107000);
-    err(unsafe { aclrtLaunchKernel(f, 1, dargs, 0, s) }, 107000);
+    err(
+        unsafe { aclrtLaunchKernel(f, 0, dargs, 12, s) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtLaunchKernel(f, 1, dargs, 0, s) },
+        AclError::PARAM_INVALID,
+    );
     ok(unsafe { aclrtLaunchKernel(f, 3, dargs, 12, s) });
     ok(sync(s));
     assert_eq!(read_u32(out, 3), [50, 51, 52]);
     // Host memory is not where the device reads arguments: the kernel fails.
     ok(unsafe { aclrtLaunchKernel(f, 1, packed.as_ptr().cast(), 12, s) });
-    err(sync(s), 507035);
+    err(sync(s), AclError::VECTOR_CORE_EXCEPTION);
     // Too few bytes for the kernel's parameters: the kernel fails too.
     ok(unsafe { aclrtLaunchKernel(f, 1, dargs, 8, s) });
     let code = sync(s);
-    assert_eq!(code, 507035);
+    assert_eq!(code, AclError::VECTOR_CORE_EXCEPTION);
     assert!(take_msg().contains("short arguments"));
     free(dargs);
     free(out);
@@ -712,9 +778,9 @@ fn a_failed_kernel_fails_its_task_with_the_core_exception() {
     let s = stream();
     // CONTINUE (the default): the stream reports the failure once and goes on.
     launch(fail_odd, 4, s, &[Arg::Ptr(out)]);
-    err(sync(s), 507035);
+    err(sync(s), AclError::VECTOR_CORE_EXCEPTION);
     launch(fail_odd, 4, s, &[Arg::Ptr(out)]);
-    assert_eq!(sync(s), 507035);
+    assert_eq!(sync(s), AclError::VECTOR_CORE_EXCEPTION);
     let msg = take_msg();
     assert!(
         msg.contains(
@@ -722,7 +788,10 @@ fn a_failed_kernel_fails_its_task_with_the_core_exception() {
         ),
         "{msg}"
     );
-    assert_eq!(unsafe { aclrtGetLastError(ACL_RT_THREAD_LEVEL) }, 507035);
+    assert_eq!(
+        unsafe { aclrtGetLastError(ACL_RT_THREAD_LEVEL) },
+        AclError::VECTOR_CORE_EXCEPTION
+    );
     assert_eq!(read_u32(out, 4), [1, 0, 1, 0], "the other blocks ran");
     launch(store, 1, s, &[Arg::Ptr(out), Arg::U32(9)]);
     ok(sync(s));
@@ -730,7 +799,7 @@ fn a_failed_kernel_fails_its_task_with_the_core_exception() {
     // A cube-core kernel reports an AI-core exception, unless the launch or the binary says
     // it runs on vector cores.
     launch(cube, 1, s, &[]);
-    err(sync(s), 507015);
+    err(sync(s), AclError::AICORE_EXCEPTION);
     let mut engine = [aclrtLaunchKernelAttr {
         id: ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE,
         value: aclrtLaunchKernelAttrValue {
@@ -743,7 +812,7 @@ fn a_failed_kernel_fails_its_task_with_the_core_exception() {
     };
     let a = args(cube, &[]);
     ok(unsafe { aclrtLaunchKernelWithConfig(cube, 1, s, &mut cfg, a, null_mut()) });
-    err(sync(s), 507035);
+    err(sync(s), AclError::VECTOR_CORE_EXCEPTION);
     let mut opt = [aclrtBinaryLoadOption {
         type_: ACL_RT_BINARY_LOAD_OPT_MAGIC,
         value: aclrtBinaryLoadOptionValue {
@@ -758,7 +827,7 @@ fn a_failed_kernel_fails_its_task_with_the_core_exception() {
     ok(unsafe { aclrtBinaryLoadFromFile(cpath(binary_path()).as_ptr(), &mut opts, &mut vbin) });
     let vcube = function(vbin, "cube");
     launch(vcube, 1, s, &[]);
-    err(sync(s), 507035);
+    err(sync(s), AclError::VECTOR_CORE_EXCEPTION);
     free(out);
     ok(unsafe { aclrtDestroyStream(s) });
     ok(unsafe { aclrtBinaryUnLoad(vbin) });
@@ -781,7 +850,7 @@ fn stop_mode_fails_the_context_after_a_kernel_failure() {
     launch(store, 1, s, &[Arg::Ptr(out), Arg::U32(1)]);
     launch(fail_odd, 2, s, &[Arg::Ptr(out)]);
     launch(store, 2, s, &[Arg::Ptr(out), Arg::U32(5)]);
-    err(sync(s), 507035);
+    err(sync(s), AclError::VECTOR_CORE_EXCEPTION);
     assert_eq!(
         read_u32(out, 2),
         [1, 0],
@@ -791,9 +860,9 @@ fn stop_mode_fails_the_context_after_a_kernel_failure() {
     let a = args(store, &[Arg::Ptr(out), Arg::U32(7)]);
     err(
         unsafe { aclrtLaunchKernelWithConfig(store, 1, other, null_mut(), a, null_mut()) },
-        507035,
+        AclError::VECTOR_CORE_EXCEPTION,
     );
-    err(sync(other), 507035);
+    err(sync(other), AclError::VECTOR_CORE_EXCEPTION);
     free(out);
     ok(unsafe { aclrtDestroyContext(ctx) });
     ok(unsafe { aclrtSetDevice(0) });
@@ -811,7 +880,10 @@ fn timeouts_and_error_details() {
     let fail_odd = function(bin, "fail_odd");
     let s = stream();
     let mut info: aclrtErrorInfo = unsafe { std::mem::zeroed() };
-    err(unsafe { aclrtGetErrorVerbose(1, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtGetErrorVerbose(1, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtGetErrorVerbose(1, &mut info) });
     assert_eq!(info.errorType, ACL_RT_NO_ERROR);
 
@@ -833,14 +905,14 @@ fn timeouts_and_error_details() {
         ok(unsafe { aclrtLaunchKernelWithConfig(spin, 1, s, &mut cfg, a, null_mut()) });
         sync(s)
     };
-    err(spin_with_timeout(30, 1000), 507034);
+    err(spin_with_timeout(30, 1000), AclError::VECTOR_CORE_TIMEOUT);
     ok(spin_with_timeout(1, 10_000_000));
 
     let buf = malloc(16);
     launch(probe, 1, s, &[Arg::Ptr(buf), Arg::U64(12)]);
     ok(sync(s));
     launch(probe, 1, s, &[Arg::Ptr(buf), Arg::U64(16)]);
-    err(sync(s), 507035);
+    err(sync(s), AclError::VECTOR_CORE_EXCEPTION);
     ok(unsafe { aclrtGetErrorVerbose(1, &mut info) });
     assert_eq!(info.errorType, ACL_RT_ERROR_MEMORY);
     assert_eq!(info.hasDetail, 1);
@@ -849,7 +921,7 @@ fn timeouts_and_error_details() {
     assert_eq!(uce.memUceInfoArray[0].addr as usize, buf as usize + 16);
     assert_eq!(uce.memUceInfoArray[0].len, 4);
     launch(fail_odd, 2, s, &[Arg::Ptr(buf)]);
-    err(sync(s), 507035);
+    err(sync(s), AclError::VECTOR_CORE_EXCEPTION);
     ok(unsafe { aclrtGetErrorVerbose(1, &mut info) });
     assert_eq!(info.errorType, ACL_RT_ERROR_OTHERS);
     free(buf);
@@ -943,7 +1015,7 @@ fn child_process_checks() {
     ok(unsafe { aclrtSetExceptionInfoCallback(Some(on_exception)) });
     launch(store, 1, s, &[Arg::Ptr(out), Arg::U32(0)]);
     launch(fail_odd, 2, s, &[Arg::Ptr(out)]);
-    err(sync(s), 507035);
+    err(sync(s), AclError::VECTOR_CORE_EXCEPTION);
     ok(unsafe { aclrtSetExceptionInfoCallback(None) });
     let (task, device, code) = EXCEPTION.lock().unwrap().expect("the callback ran");
     // The failed task is the last one this thread put on a stream it created.

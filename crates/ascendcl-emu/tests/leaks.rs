@@ -7,7 +7,7 @@ use common::*;
 #[test]
 fn release_reports_what_was_left_alive() {
     let r = unsafe { aclInit(null()) };
-    assert!(r == 0 || r == 100002);
+    assert!(r == 0 || r == AclError::REPEAT_INITIALIZE);
     assert!(ascendcl_emu::leak_report().is_clean());
     ok(unsafe { aclrtSetDevice(1) });
     let p = malloc(100);
@@ -34,12 +34,12 @@ fn release_reports_what_was_left_alive() {
     assert!(!rep.is_clean());
     // The device's resources were released with it. The thread has no current context now,
     // so aclrtFree (a memory call) answers 107002 first.
-    err(unsafe { aclrtFree(p) }, 107002);
-    err(unsafe { aclrtDestroyStream(s) }, 107017);
-    err(unsafe { aclrtDestroyEvent(e) }, 107017);
+    err(unsafe { aclrtFree(p) }, AclError::CONTEXT_NULL);
+    err(unsafe { aclrtDestroyStream(s) }, AclError::INVALID_HANDLE);
+    err(unsafe { aclrtDestroyEvent(e) }, AclError::INVALID_HANDLE);
     // A clean cycle.
     ok(unsafe { aclrtSetDevice(1) });
-    err(unsafe { aclrtFree(p) }, 207002);
+    err(unsafe { aclrtFree(p) }, AclError::MEMORY_FREE);
     let p = malloc(100);
     let h = malloc_host(100);
     let s = stream();

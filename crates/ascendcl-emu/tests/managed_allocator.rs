@@ -9,13 +9,28 @@ use common::*;
 fn managed_memory() {
     let _d = Dev::new(0);
     let mut p = null_mut();
-    err(unsafe { aclrtMemAllocManaged(null_mut(), 64, 1) }, 100000);
-    err(unsafe { aclrtMemAllocManaged(&mut p, 64, 0) }, 100000);
-    err(unsafe { aclrtMemAllocManaged(&mut p, 64, 2) }, 100000);
-    err(unsafe { aclrtMemAllocManaged(&mut p, 0, 1) }, 107000);
+    err(
+        unsafe { aclrtMemAllocManaged(null_mut(), 64, 1) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMemAllocManaged(&mut p, 64, 0) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMemAllocManaged(&mut p, 64, 2) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMemAllocManaged(&mut p, 0, 1) },
+        AclError::PARAM_INVALID,
+    );
     std::thread::spawn(|| {
         let mut p = null_mut();
-        err(unsafe { aclrtMemAllocManaged(&mut p, 64, 1) }, 107002);
+        err(
+            unsafe { aclrtMemAllocManaged(&mut p, 64, 1) },
+            AclError::CONTEXT_NULL,
+        );
     })
     .join()
     .unwrap();
@@ -63,24 +78,33 @@ fn allocator_registry() {
     let obj = 0x1234usize as aclrtAllocator;
     err(
         unsafe { aclrtAllocatorSetObjToDesc(null_mut(), obj) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtAllocatorSetObjToDesc(desc, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtAllocatorSetAllocFuncToDesc(desc, None) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     ok(unsafe { aclrtAllocatorSetObjToDesc(desc, obj) });
     ok(unsafe { aclrtAllocatorSetAllocFuncToDesc(desc, Some(alloc)) });
     // Free and get-address functions missing: registration is refused.
-    err(unsafe { aclrtAllocatorRegister(s, desc) }, 100000);
+    err(
+        unsafe { aclrtAllocatorRegister(s, desc) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtAllocatorSetFreeFuncToDesc(desc, Some(release)) });
     ok(unsafe { aclrtAllocatorSetGetAddrFromBlockFuncToDesc(desc, Some(addr)) });
-    err(unsafe { aclrtAllocatorRegister(null_mut(), desc) }, 100000);
-    err(unsafe { aclrtAllocatorRegister(s, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtAllocatorRegister(null_mut(), desc) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtAllocatorRegister(s, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtAllocatorRegister(s, desc) });
     // The registration is a copy: changing the descriptor afterwards does not change it.
     ok(unsafe { aclrtAllocatorSetAllocAdviseFuncToDesc(desc, Some(advise)) });
@@ -100,7 +124,7 @@ fn allocator_registry() {
                 null_mut(),
             )
         },
-        100000,
+        AclError::INVALID_PARAM,
     );
     ok(unsafe {
         aclrtAllocatorGetByStream(
@@ -115,7 +139,10 @@ fn allocator_registry() {
     });
     assert_eq!((got_desc, got_obj), (desc, obj));
     assert!(got_alloc.is_some() && got_advise.is_none());
-    err(unsafe { aclrtAllocatorUnregister(null_mut()) }, 100000);
+    err(
+        unsafe { aclrtAllocatorUnregister(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtAllocatorUnregister(s) });
     ok(unsafe { aclrtAllocatorUnregister(s) });
     err(
@@ -130,12 +157,15 @@ fn allocator_registry() {
                 null_mut(),
             )
         },
-        100000,
+        AclError::INVALID_PARAM,
     );
     // A destroyed stream forgets its registration.
     ok(unsafe { aclrtAllocatorRegister(s, desc) });
     ok(unsafe { aclrtAllocatorDestroyDesc(desc) });
-    err(unsafe { aclrtAllocatorDestroyDesc(desc) }, 100000);
+    err(
+        unsafe { aclrtAllocatorDestroyDesc(desc) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtDestroyStream(s) });
     err(
         unsafe {
@@ -149,6 +179,6 @@ fn allocator_registry() {
                 null_mut(),
             )
         },
-        100000,
+        AclError::INVALID_PARAM,
     );
 }

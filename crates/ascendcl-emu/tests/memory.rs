@@ -21,29 +21,53 @@ fn malloc_free_roundtrip() {
 fn malloc_bad_arguments() {
     let _d = Dev::new(0);
     let mut p = null_mut();
-    err(unsafe { aclrtMalloc(null_mut(), 16, 0) }, 100000);
-    err(unsafe { aclrtMalloc(&mut p, 0, 0) }, 100000);
-    err(unsafe { aclrtMallocAlign32(&mut p, 0, 0) }, 100000);
-    err(unsafe { aclrtMallocCached(&mut p, 0, 0) }, 100000);
+    err(
+        unsafe { aclrtMalloc(null_mut(), 16, 0) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMalloc(&mut p, 0, 0) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMallocAlign32(&mut p, 0, 0) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMallocCached(&mut p, 0, 0) },
+        AclError::INVALID_PARAM,
+    );
     err(
         unsafe { aclrtMallocCached(&mut p, (1usize << 50) + 1, 0) },
-        107000,
+        AclError::PARAM_INVALID,
     );
-    err(unsafe { aclrtMallocHost(null_mut(), 16) }, 100000);
-    err(unsafe { aclrtMallocHost(&mut p, 0) }, 100000);
+    err(
+        unsafe { aclrtMallocHost(null_mut(), 16) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMallocHost(&mut p, 0) },
+        AclError::INVALID_PARAM,
+    );
 }
 
 #[test]
 fn malloc_needs_a_context() {
     std::thread::spawn(|| {
         let mut p = null_mut();
-        err(unsafe { aclrtMalloc(&mut p, 16, 0) }, 107002);
-        err(unsafe { aclrtMallocHost(&mut p, 16) }, 107002);
+        err(
+            unsafe { aclrtMalloc(&mut p, 16, 0) },
+            AclError::CONTEXT_NULL,
+        );
+        err(
+            unsafe { aclrtMallocHost(&mut p, 16) },
+            AclError::CONTEXT_NULL,
+        );
         let b = [0u8; 4];
         let mut c = [0u8; 4];
         err(
             unsafe { aclrtMemcpy(c.as_mut_ptr().cast(), 4, b.as_ptr().cast(), 4, 0) },
-            107002,
+            AclError::CONTEXT_NULL,
         );
     })
     .join()
@@ -64,7 +88,7 @@ fn policies_have_page_effects() {
     let mut p = null_mut();
     let r = unsafe { aclrtMalloc(&mut p, 4 << 20, ACL_MEM_MALLOC_HUGE_ONLY) };
     if free_huge == 0 {
-        err(r, 207001);
+        err(r, AclError::MEMORY_ALLOCATION);
     } else {
         ok(r);
         free(p);
@@ -103,25 +127,31 @@ fn policies_have_page_effects() {
 #[test]
 fn free_errors() {
     let _d = Dev::new(0);
-    err(unsafe { aclrtFree(null_mut()) }, 100000);
-    err(unsafe { aclrtFreeHost(null_mut()) }, 100000);
+    err(unsafe { aclrtFree(null_mut()) }, AclError::INVALID_PARAM);
+    err(
+        unsafe { aclrtFreeHost(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     let p = malloc(128);
     // Interior pointer.
-    err(unsafe { aclrtFree(p.cast::<u8>().add(8).cast()) }, 207002);
+    err(
+        unsafe { aclrtFree(p.cast::<u8>().add(8).cast()) },
+        AclError::MEMORY_FREE,
+    );
     // FreeHost of a device pointer: 107000 (as the implementation does).
-    err(unsafe { aclrtFreeHost(p) }, 107000);
+    err(unsafe { aclrtFreeHost(p) }, AclError::PARAM_INVALID);
     free(p);
     // Double free: detected (stricter than hardware), and the message says so.
-    assert_eq!(unsafe { aclrtFree(p) }, 207002);
+    assert_eq!(unsafe { aclrtFree(p) }, AclError::MEMORY_FREE);
     let m = take_msg();
     assert!(m.contains("double free") && m.contains("aclrtFree"), "{m}");
     let h = malloc_host(100);
-    err(unsafe { aclrtFree(h) }, 107000);
+    err(unsafe { aclrtFree(h) }, AclError::PARAM_INVALID);
     free_host(h);
     let mut local = 0u64;
     err(
         unsafe { aclrtFree((&mut local as *mut u64).cast()) },
-        207002,
+        AclError::MEMORY_FREE,
     );
 }
 
@@ -134,12 +164,30 @@ fn memcpy_checks_in_order() {
     let b = buf.as_ptr().cast::<c_void>();
     // count 0: success even with NULL pointers.
     ok(unsafe { aclrtMemcpy(null_mut(), 0, null(), 0, 99) });
-    err(unsafe { aclrtMemcpy(null_mut(), 16, b, 16, 1) }, 100000);
-    err(unsafe { aclrtMemcpy(p, 16, null(), 16, 1) }, 100000);
-    err(unsafe { aclrtMemcpy(p, 16, b, 16, 6) }, 100000);
-    err(unsafe { aclrtMemcpy(p, 16, b, 16, 7) }, 100000);
-    err(unsafe { aclrtMemcpy(p, 0, b, 16, 1) }, 107000);
-    err(unsafe { aclrtMemcpy(p, 8, b, 16, 1) }, 107000);
+    err(
+        unsafe { aclrtMemcpy(null_mut(), 16, b, 16, 1) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMemcpy(p, 16, null(), 16, 1) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMemcpy(p, 16, b, 16, 6) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMemcpy(p, 16, b, 16, 7) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMemcpy(p, 0, b, 16, 1) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtMemcpy(p, 8, b, 16, 1) },
+        AclError::PARAM_INVALID,
+    );
     // dst == src: success.
     ok(unsafe { aclrtMemcpy(p, 16, p, 16, 3) });
     // The kind is reserved for the synchronous copy: a mismatch is not an error.
@@ -169,14 +217,14 @@ fn memcpy_bounds_and_freed_memory() {
     // Past the end, inside the hardware padding: an error whose message names the padding.
     assert_eq!(
         unsafe { aclrtMemcpy(p, 300, buf.as_ptr().cast(), 120, 1) },
-        107000
+        AclError::PARAM_INVALID
     );
     let m = take_msg();
     assert!(m.contains("ALIGN_UP") && m.contains("stricter"), "{m}");
     // Far past the end.
     err(
         unsafe { aclrtMemcpy(p, 300, buf.as_ptr().cast(), 300, 1) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     // Starting inside, running out.
     err(
@@ -189,19 +237,19 @@ fn memcpy_bounds_and_freed_memory() {
                 1,
             )
         },
-        107000,
+        AclError::PARAM_INVALID,
     );
     // Source out of bounds.
     let mut out = [0u8; 300];
     err(
         unsafe { aclrtMemcpy(out.as_mut_ptr().cast(), 300, p, 101, 2) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     free(p);
     // Use after free.
     assert_eq!(
         unsafe { aclrtMemcpy(p, 16, buf.as_ptr().cast(), 16, 1) },
-        107000
+        AclError::PARAM_INVALID
     );
     assert!(take_msg().contains("freed"));
 }
@@ -229,24 +277,42 @@ fn device_to_device_and_peer_access() {
     let mut can = 0;
     ok(unsafe { aclrtDeviceCanAccessPeer(&mut can, 0, 1) });
     assert_eq!(can, 1);
-    err(unsafe { aclrtDeviceCanAccessPeer(&mut can, 0, 0) }, 107000);
-    err(unsafe { aclrtDeviceCanAccessPeer(&mut can, 0, 9) }, 107001);
+    err(
+        unsafe { aclrtDeviceCanAccessPeer(&mut can, 0, 0) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtDeviceCanAccessPeer(&mut can, 0, 9) },
+        AclError::INVALID_DEVICEID,
+    );
     err(
         unsafe { aclrtDeviceCanAccessPeer(null_mut(), 0, 1) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     // Without peer access the copy between devices fails...
     err(
         unsafe { aclrtMemcpy(c, 64, a, 64, ACL_MEMCPY_DEVICE_TO_DEVICE) },
-        107000,
+        AclError::PARAM_INVALID,
     );
-    err(unsafe { aclrtDeviceEnablePeerAccess(1, 1) }, 107000);
-    err(unsafe { aclrtDeviceEnablePeerAccess(0, 0) }, 107000);
-    err(unsafe { aclrtDeviceEnablePeerAccess(7, 0) }, 107001);
+    err(
+        unsafe { aclrtDeviceEnablePeerAccess(1, 1) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtDeviceEnablePeerAccess(0, 0) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtDeviceEnablePeerAccess(7, 0) },
+        AclError::INVALID_DEVICEID,
+    );
     ok(unsafe { aclrtDeviceEnablePeerAccess(1, 0) });
     ok(unsafe { aclrtMemcpy(c, 64, a, 64, ACL_MEMCPY_DEVICE_TO_DEVICE) });
     ok(unsafe { aclrtDeviceDisablePeerAccess(1) });
-    err(unsafe { aclrtDeviceDisablePeerAccess(1) }, 107000);
+    err(
+        unsafe { aclrtDeviceDisablePeerAccess(1) },
+        AclError::PARAM_INVALID,
+    );
     free(c);
     free(b);
     free(a);
@@ -258,9 +324,15 @@ fn memset_checks() {
     let _d = Dev::new(0);
     let p = malloc(64);
     ok(unsafe { aclrtMemset(null_mut(), 0, 1, 0) });
-    err(unsafe { aclrtMemset(null_mut(), 8, 1, 8) }, 100000);
-    err(unsafe { aclrtMemset(p, 8, 1, 16) }, 107000);
-    err(unsafe { aclrtMemset(p, 128, 1, 65) }, 107000);
+    err(
+        unsafe { aclrtMemset(null_mut(), 8, 1, 8) },
+        AclError::INVALID_PARAM,
+    );
+    err(unsafe { aclrtMemset(p, 8, 1, 16) }, AclError::PARAM_INVALID);
+    err(
+        unsafe { aclrtMemset(p, 128, 1, 65) },
+        AclError::PARAM_INVALID,
+    );
     ok(unsafe { aclrtMemset(p, 64, 0x1AB, 64) });
     let mut out = [0u8; 64];
     d2h(&mut out, p);
@@ -304,22 +376,37 @@ fn memcpy_2d() {
     ok(unsafe { aclrtMemcpy2d(null_mut(), 0, null(), 0, 0, 5, 1) });
     err(
         unsafe { aclrtMemcpy2d(null_mut(), dp, s, sp, w, h, 1) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtMemcpy2d(d, dp, s, 4, w, h, 1) }, 100000);
-    err(unsafe { aclrtMemcpy2d(d, 4, s, sp, w, h, 1) }, 100000);
-    err(unsafe { aclrtMemcpy2d(d, dp, s, sp, w, h, 0) }, 100000);
-    err(unsafe { aclrtMemcpy2d(d, dp, s, sp, w, h, 5) }, 100000);
+    err(
+        unsafe { aclrtMemcpy2d(d, dp, s, 4, w, h, 1) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMemcpy2d(d, 4, s, sp, w, h, 1) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMemcpy2d(d, dp, s, sp, w, h, 0) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMemcpy2d(d, dp, s, sp, w, h, 5) },
+        AclError::INVALID_PARAM,
+    );
     err(
         unsafe { aclrtMemcpy2d(d, dp, s, sp, w, 6_000_000, 1) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     err(
         unsafe { aclrtMemcpy2d(d, dp, d, dp, w, h, ACL_MEMCPY_DEVICE_TO_DEVICE) },
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
     // Out of bounds on the device side.
-    err(unsafe { aclrtMemcpy2d(d, dp, s, sp, w, h + 1, 1) }, 107000);
+    err(
+        unsafe { aclrtMemcpy2d(d, dp, s, sp, w, h + 1, 1) },
+        AclError::PARAM_INVALID,
+    );
     free(d);
 }
 
@@ -395,21 +482,21 @@ fn memcpy_batch() {
     // failIndex NULL, destMax too small, bad reserved bytes (the ACL layer: 100000); bad
     // indexes (the runtime: 107000).
     let sizes = batch.sizes.as_mut_ptr();
-    err(batch.call_with(sizes, null_mut()), 100000);
+    err(batch.call_with(sizes, null_mut()), AclError::INVALID_PARAM);
     batch.maxs[1] = 8;
-    err(batch.call(), 100000);
+    err(batch.call(), AclError::INVALID_PARAM);
     assert_eq!(batch.fail_index, 1);
     batch.maxs[1] = 32;
     batch.attrs[0].rsv[3] = 1;
-    err(batch.call(), 100000);
+    err(batch.call(), AclError::INVALID_PARAM);
     batch.attrs[0].rsv[3] = 0;
     batch.idx[0] = 1;
-    err(batch.call(), 107000);
+    err(batch.call(), AclError::PARAM_INVALID);
     batch.idx[0] = 0;
     // Out of bounds in the second copy: failIndex names it.
     batch.sizes[1] = 33;
     batch.maxs[1] = 64;
-    err(batch.call(), 107000);
+    err(batch.call(), AclError::PARAM_INVALID);
     assert_eq!(batch.fail_index, 1);
     // All sizes 0: success.
     let mut zeros = [0usize, 0];
@@ -417,7 +504,10 @@ fn memcpy_batch() {
     ok(batch.call_with(zeros.as_mut_ptr(), &mut fail_index));
     assert_eq!(fail_index, usize::MAX);
     // sizes NULL.
-    err(batch.call_with(null_mut(), &mut fail_index), 100000);
+    err(
+        batch.call_with(null_mut(), &mut fail_index),
+        AclError::INVALID_PARAM,
+    );
     free(a);
     free(b);
 }
@@ -428,9 +518,12 @@ fn mem_info_and_capacity() {
     let (mut f, mut t) = (0usize, 0usize);
     err(
         unsafe { aclrtGetMemInfo(ACL_HBM_MEM, null_mut(), &mut t) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtGetMemInfo(18, &mut f, &mut t) }, 107016);
+    err(
+        unsafe { aclrtGetMemInfo(18, &mut f, &mut t) },
+        AclError::INVALID_MEMORY_TYPE,
+    );
     ok(unsafe { aclrtGetMemInfo(ACL_DDR_MEM, &mut f, &mut t) });
     assert_eq!((f, t), (0, 0));
     ok(unsafe { aclrtGetMemInfo(ACL_HBM_MEM, &mut f, &mut t) });
@@ -441,13 +534,16 @@ fn mem_info_and_capacity() {
     assert!(f < free_before - (1 << 19), "{f} vs {free_before}");
     // Beyond the capacity: 207001.
     let mut q = null_mut();
-    err(unsafe { aclrtMalloc(&mut q, t + 1, 0) }, 207001);
+    err(
+        unsafe { aclrtMalloc(&mut q, t + 1, 0) },
+        AclError::MEMORY_ALLOCATION,
+    );
     free(p);
     std::thread::spawn(|| {
         let (mut f, mut t) = (0usize, 0usize);
         err(
             unsafe { aclrtGetMemInfo(ACL_HBM_MEM, &mut f, &mut t) },
-            107002,
+            AclError::CONTEXT_NULL,
         );
     })
     .join()
@@ -462,9 +558,15 @@ fn pointer_attributes() {
         pageSize: 0,
         rsv: [0; 4],
     };
-    err(unsafe { aclrtPointerGetAttributes(null(), &mut a) }, 100000);
+    err(
+        unsafe { aclrtPointerGetAttributes(null(), &mut a) },
+        AclError::INVALID_PARAM,
+    );
     let h = malloc_host(64);
-    err(unsafe { aclrtPointerGetAttributes(h, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtPointerGetAttributes(h, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtPointerGetAttributes(h, &mut a) });
     assert_eq!(a.location.type_, ACL_MEM_LOCATION_TYPE_HOST);
     let local = [0u8; 8];
@@ -480,15 +582,15 @@ fn address_ranges() {
     let p = malloc(1000);
     err(
         unsafe { aclrtMemGetAddressRange(null_mut(), &mut base, &mut size) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtMemGetAddressRange(p, null_mut(), &mut size) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtMemGetAddressRange(p, &mut base, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     // The start and size of the block, from any address inside it.
     for at in [0, 1, 999] {
@@ -504,12 +606,12 @@ fn address_ranges() {
     let mut local = [0u8; 8];
     err(
         unsafe { aclrtMemGetAddressRange(local.as_mut_ptr().cast(), &mut base, &mut size) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     free(p);
     err(
         unsafe { aclrtMemGetAddressRange(p, &mut base, &mut size) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     // A mapping made by aclrtMapMem is one block.
     let prop = aclrtPhysicalMemProp {
@@ -528,7 +630,7 @@ fn address_ranges() {
     let at = unsafe { va.cast::<u8>().add(2 << 20) }.cast();
     err(
         unsafe { aclrtMemGetAddressRange(at, &mut base, &mut size) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     ok(unsafe { aclrtMapMem(at, 2 << 20, 0, ph, 0) });
     ok(unsafe {
@@ -552,14 +654,26 @@ fn host_register() {
     let mut dp = null_mut();
     err(
         unsafe { aclrtHostRegister(null_mut(), 16, 0, &mut dp) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtHostRegister(p, 0, 0, &mut dp) }, 100000);
-    err(unsafe { aclrtHostRegister(p, 16, 0, null_mut()) }, 100000);
-    err(unsafe { aclrtHostRegister(p, 16, 0x1, &mut dp) }, 207000);
+    err(
+        unsafe { aclrtHostRegister(p, 0, 0, &mut dp) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtHostRegister(p, 16, 0, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtHostRegister(p, 16, 0x1, &mut dp) },
+        AclError::FEATURE_NOT_SUPPORT,
+    );
     ok(unsafe { aclrtHostRegister(p, 8192, ACL_HOST_REGISTER_MAPPED, &mut dp) });
     assert_eq!(dp, p);
-    err(unsafe { aclrtHostRegister(p, 16, 0, &mut dp) }, 507910);
+    err(
+        unsafe { aclrtHostRegister(p, 16, 0, &mut dp) },
+        AclError::HOST_MEMORY_ALREADY_REGISTERED,
+    );
     let mut a = aclrtPtrAttributes {
         location: aclrtMemLocation { id: 0, type_: 9 },
         pageSize: 0,
@@ -567,9 +681,15 @@ fn host_register() {
     };
     ok(unsafe { aclrtPointerGetAttributes(p, &mut a) });
     assert_eq!(a.location.type_, ACL_MEM_LOCATION_TYPE_HOST);
-    err(unsafe { aclrtHostUnregister(null_mut()) }, 100000);
+    err(
+        unsafe { aclrtHostUnregister(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtHostUnregister(p) });
-    err(unsafe { aclrtHostUnregister(p) }, 507911);
+    err(
+        unsafe { aclrtHostUnregister(p) },
+        AclError::HOST_MEMORY_NOT_REGISTERED,
+    );
 }
 
 #[test]

@@ -12,28 +12,49 @@ extern "C" fn sleep_ms(arg: *mut c_void) {
 fn calls_without_a_context() {
     std::thread::spawn(|| {
         let mut p = null_mut();
-        err(unsafe { aclrtCreateStream(&mut p) }, 107002);
-        err(unsafe { aclrtCreateStreamWithConfig(&mut p, 0, 0) }, 107002);
-        err(unsafe { aclrtGetCurrentContext(&mut p) }, 107002);
-        err(unsafe { aclrtCtxGetCurrentDefaultStream(&mut p) }, 107002);
-        err(unsafe { aclrtSynchronizeStream(null_mut()) }, 107002);
-        err(unsafe { aclrtSynchronizeDeviceWithTimeout(10) }, 107002);
-        err(unsafe { aclrtDeviceEnablePeerAccess(1, 0) }, 107002);
+        err(unsafe { aclrtCreateStream(&mut p) }, AclError::CONTEXT_NULL);
+        err(
+            unsafe { aclrtCreateStreamWithConfig(&mut p, 0, 0) },
+            AclError::CONTEXT_NULL,
+        );
+        err(
+            unsafe { aclrtGetCurrentContext(&mut p) },
+            AclError::CONTEXT_NULL,
+        );
+        err(
+            unsafe { aclrtCtxGetCurrentDefaultStream(&mut p) },
+            AclError::CONTEXT_NULL,
+        );
+        err(
+            unsafe { aclrtSynchronizeStream(null_mut()) },
+            AclError::CONTEXT_NULL,
+        );
+        err(
+            unsafe { aclrtSynchronizeDeviceWithTimeout(10) },
+            AclError::CONTEXT_NULL,
+        );
+        err(
+            unsafe { aclrtDeviceEnablePeerAccess(1, 0) },
+            AclError::CONTEXT_NULL,
+        );
         let mut b = [0u8; 8];
         err(
             unsafe { aclrtMemset(b.as_mut_ptr().cast(), 8, 0, 8) },
-            107002,
+            AclError::CONTEXT_NULL,
         );
         err(
             unsafe { aclrtMemsetAsync(b.as_mut_ptr().cast(), 8, 0, 8, null_mut()) },
-            107002,
+            AclError::CONTEXT_NULL,
         );
         let mut dp = null_mut();
         err(
             unsafe { aclrtHostRegister(b.as_mut_ptr().cast(), 8, 0, &mut dp) },
-            107002,
+            AclError::CONTEXT_NULL,
         );
-        err(unsafe { aclrtSubscribeReport(1, null_mut()) }, 107002);
+        err(
+            unsafe { aclrtSubscribeReport(1, null_mut()) },
+            AclError::CONTEXT_NULL,
+        );
     })
     .join()
     .unwrap();
@@ -44,61 +65,67 @@ fn device_sync_timeout_and_wait_event_handles() {
     let _d = Dev::new(0);
     let s = stream();
     ok(unsafe { aclrtLaunchHostFunc(s, Some(sleep_ms), 80 as *mut c_void) });
-    err(unsafe { aclrtSynchronizeDeviceWithTimeout(1) }, 507046);
+    err(
+        unsafe { aclrtSynchronizeDeviceWithTimeout(1) },
+        AclError::STREAM_SYNC_TIMEOUT,
+    );
     ok(unsafe { aclrtSynchronizeDevice() });
     err(
         unsafe { aclrtStreamWaitEvent(s, 0x4242 as aclrtEvent) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     let e = event();
     err(
         unsafe { aclrtStreamWaitEvent(0x4343 as aclrtStream, e) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
-    err(unsafe { aclrtResetEvent(e, 0x4343 as aclrtStream) }, 107017);
+    err(
+        unsafe { aclrtResetEvent(e, 0x4343 as aclrtStream) },
+        AclError::INVALID_HANDLE,
+    );
     err(
         unsafe { aclrtRecordEvent(e, 0x4343 as aclrtStream) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     err(
         unsafe { aclrtQueryEventStatus(0x4444 as aclrtEvent, &mut 0) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     err(
         unsafe { aclrtSynchronizeEvent(0x4444 as aclrtEvent) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     let mut ts = 0;
     err(
         unsafe { aclrtEventGetTimestamp(0x4444 as aclrtEvent, &mut ts) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     let mut ms = 0.0;
     err(
         unsafe { aclrtEventElapsedTime(&mut ms, e, 0x4444 as aclrtEvent) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     err(
         unsafe { aclrtSetStreamFailureMode(0x4343 as aclrtStream, 0) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     err(
         unsafe { aclrtStreamGetPriority(0x4343 as aclrtStream, &mut 0) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     err(
         unsafe { aclrtStreamGetFlags(0x4343 as aclrtStream, &mut 0) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     err(
         unsafe { aclrtSubscribeReport(1, 0x4343 as aclrtStream) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     err(
         unsafe { aclrtUnSubscribeReport(1, 0x4343 as aclrtStream) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
-    err(unsafe { aclrtProcessReport(-2) }, 107000);
+    err(unsafe { aclrtProcessReport(-2) }, AclError::PARAM_INVALID);
     ok(unsafe { aclrtDestroyEvent(e) });
     ok(unsafe { aclrtDestroyStream(s) });
 }
@@ -118,7 +145,7 @@ fn async_copy_order_no_context_after_stream_check() {
         let s = s as aclrtStream;
         err(
             unsafe { aclrtMemcpyAsync(c.as_mut_ptr().cast(), 8, b.as_ptr().cast(), 8, 1, s) },
-            107017,
+            AclError::INVALID_HANDLE,
         );
         err(
             unsafe {
@@ -131,7 +158,7 @@ fn async_copy_order_no_context_after_stream_check() {
                     null_mut(),
                 )
             },
-            107002,
+            AclError::CONTEXT_NULL,
         );
     })
     .join()

@@ -121,7 +121,7 @@ fn child() {
             // Not whitelisted yet.
             err(
                 unsafe { aclrtIpcMemImportByKey(&mut p, key.as_ptr(), 0) },
-                107000,
+                AclError::PARAM_INVALID,
             );
             tell(&my_pid().to_string());
             assert_eq!(hear(), "whitelisted");
@@ -140,7 +140,7 @@ fn child() {
             assert_eq!(hear(), "closed");
             err(
                 unsafe { aclrtIpcMemImportByKey(&mut p, key.as_ptr(), 0) },
-                107000,
+                AclError::PARAM_INVALID,
             );
             tell("refused");
         }
@@ -150,7 +150,7 @@ fn child() {
             let mut h = null_mut();
             err(
                 unsafe { aclrtMemImportFromShareableHandle(sh, 0, &mut h) },
-                107000,
+                AclError::PARAM_INVALID,
             );
             tell(&my_pid().to_string());
             assert_eq!(hear(), "whitelisted");
@@ -179,7 +179,10 @@ fn child() {
             ok(unsafe { aclrtIpcMemImportByKey(&mut p, mkey.as_ptr(), 0) });
             let s = stream();
             // An imported notify is recorded, never waited on here.
-            err(unsafe { aclrtWaitAndResetNotify(n, s, 0) }, 107000);
+            err(
+                unsafe { aclrtWaitAndResetNotify(n, s, 0) },
+                AclError::PARAM_INVALID,
+            );
             let value = 123u32.to_ne_bytes();
             ok(unsafe {
                 aclrtMemcpyAsync(p, 4, value.as_ptr().cast(), 4, ACL_MEMCPY_HOST_TO_DEVICE, s)
@@ -202,7 +205,10 @@ fn child() {
                 *d = b as c_char;
             }
             let mut ev = null_mut();
-            err(unsafe { aclrtIpcOpenEventHandle(h, null_mut()) }, 100000);
+            err(
+                unsafe { aclrtIpcOpenEventHandle(h, null_mut()) },
+                AclError::INVALID_PARAM,
+            );
             ok(unsafe { aclrtIpcOpenEventHandle(h, &mut ev) });
             let mut st = 9;
             ok(unsafe { aclrtQueryEventStatus(ev, &mut st) });
@@ -273,7 +279,7 @@ fn physical_memory_is_shared_by_shareable_handle() {
     let mut again = 0u64;
     err(
         unsafe { aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, 0, &mut again) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     let mut peer = Peer::spawn("vmm", &sh.to_string());
     let pid: i32 = peer.line().parse().unwrap();
@@ -343,64 +349,79 @@ fn sharing_checks_in_one_process() {
     // aclrtIpcMemGetExportKey: NULLs 100000, size/len 0 and flags 107000.
     err(
         unsafe { aclrtIpcMemGetExportKey(null_mut(), 4096, kp, 65, 0) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtIpcMemGetExportKey(p, 4096, null_mut(), 65, 0) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtIpcMemGetExportKey(p, 0, kp, 65, 0) }, 107000);
+    err(
+        unsafe { aclrtIpcMemGetExportKey(p, 0, kp, 65, 0) },
+        AclError::PARAM_INVALID,
+    );
     err(
         unsafe { aclrtIpcMemGetExportKey(p, 4096, kp, 0, 0) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     err(
         unsafe { aclrtIpcMemGetExportKey(p, 4096, kp, 65, 2) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     err(
         unsafe { aclrtIpcMemGetExportKey(p, 8192, kp, 65, 0) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     let mut host = [0u8; 64];
     err(
         unsafe { aclrtIpcMemGetExportKey(host.as_mut_ptr().cast(), 64, kp, 65, 0) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     err(
         unsafe { aclrtIpcMemGetExportKey(p, 4096, kp, 8, 0) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     ok(unsafe { aclrtIpcMemGetExportKey(p, 4096, kp, 65, 0) });
     let mut pids = [1i32];
     err(
         unsafe { aclrtIpcMemSetImportPid(kp, null_mut(), 1) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtIpcMemSetImportPid(kp, pids.as_mut_ptr(), 0) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     ok(unsafe { aclrtIpcMemSetImportPid(kp, pids.as_mut_ptr(), 1) });
     // Importing in the exporting process is not supported; bad keys and flags are refused.
     let mut q = null_mut();
-    err(unsafe { aclrtIpcMemImportByKey(null_mut(), kp, 0) }, 100000);
-    err(unsafe { aclrtIpcMemImportByKey(&mut q, kp, 2) }, 107000);
-    err(unsafe { aclrtIpcMemImportByKey(&mut q, kp, 0) }, 107000);
+    err(
+        unsafe { aclrtIpcMemImportByKey(null_mut(), kp, 0) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtIpcMemImportByKey(&mut q, kp, 2) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtIpcMemImportByKey(&mut q, kp, 0) },
+        AclError::PARAM_INVALID,
+    );
     err(
         unsafe { aclrtIpcMemImportByKey(&mut q, c"not-a-key".as_ptr(), 0) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     // The bytes stay where they were after the export.
     h2d(p, &[9u8; 64]);
     let mut back = [0u8; 64];
     d2h(&mut back, p);
     assert_eq!(back, [9u8; 64]);
-    err(unsafe { aclrtIpcMemClose(null()) }, 100000);
+    err(unsafe { aclrtIpcMemClose(null()) }, AclError::INVALID_PARAM);
     ok(unsafe { aclrtIpcMemClose(kp) });
-    err(unsafe { aclrtIpcMemClose(kp) }, 107000);
+    err(unsafe { aclrtIpcMemClose(kp) }, AclError::PARAM_INVALID);
     free(p);
-    err(unsafe { aclrtDeviceGetBareTgid(null_mut()) }, 100000);
+    err(
+        unsafe { aclrtDeviceGetBareTgid(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     assert_eq!(my_pid(), std::process::id() as i32);
 }
 
@@ -423,11 +444,11 @@ fn virtual_memory_checks() {
     let mut pr = prop(ACL_HBM_MEM_HUGE, dev, 0);
     err(
         unsafe { aclrtMemGetAllocationGranularity(null_mut(), 0, &mut g) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtMemGetAllocationGranularity(&mut pr, 0, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     for (attr, loc, want) in [
         (ACL_HBM_MEM_HUGE, dev, 2usize << 20),
@@ -443,12 +464,12 @@ fn virtual_memory_checks() {
     let mut ddr_on_device = prop(ACL_DDR_MEM_NORMAL, dev, 0);
     err(
         unsafe { aclrtMemGetAllocationGranularity(&mut ddr_on_device, 0, &mut g) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     let mut bad_dev = prop(ACL_HBM_MEM_HUGE, dev, 99);
     err(
         unsafe { aclrtMemGetAllocationGranularity(&mut bad_dev, 0, &mut g) },
-        107001,
+        AclError::INVALID_DEVICEID,
     );
 
     // aclrtMallocPhysical, in the runtime's order.
@@ -456,20 +477,38 @@ fn virtual_memory_checks() {
     let good = prop(ACL_HBM_MEM_HUGE, dev, 0);
     err(
         unsafe { aclrtMallocPhysical(null_mut(), 1, &good, 0) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtMallocPhysical(&mut h, 1, null(), 0) }, 100000);
-    err(unsafe { aclrtMallocPhysical(&mut h, 0, &good, 0) }, 100000);
-    err(unsafe { aclrtMallocPhysical(&mut h, 1, &good, 1) }, 100000);
+    err(
+        unsafe { aclrtMallocPhysical(&mut h, 1, null(), 0) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMallocPhysical(&mut h, 0, &good, 0) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMallocPhysical(&mut h, 1, &good, 1) },
+        AclError::INVALID_PARAM,
+    );
     let mut t = good;
     t.handleType = ACL_MEM_HANDLE_TYPE_POSIX;
-    err(unsafe { aclrtMallocPhysical(&mut h, 1, &t, 0) }, 100000);
+    err(
+        unsafe { aclrtMallocPhysical(&mut h, 1, &t, 0) },
+        AclError::INVALID_PARAM,
+    );
     let mut t = good;
     t.allocationType = 1;
-    err(unsafe { aclrtMallocPhysical(&mut h, 1, &t, 0) }, 100000);
+    err(
+        unsafe { aclrtMallocPhysical(&mut h, 1, &t, 0) },
+        AclError::INVALID_PARAM,
+    );
     for l in [ACL_MEM_LOCATION_TYPE_UNREGISTERED, 3] {
         let t = prop(ACL_HBM_MEM_HUGE, l, 0);
-        err(unsafe { aclrtMallocPhysical(&mut h, 1, &t, 0) }, 100000);
+        err(
+            unsafe { aclrtMallocPhysical(&mut h, 1, &t, 0) },
+            AclError::INVALID_PARAM,
+        );
     }
     for a in [
         ACL_DDR_MEM,
@@ -479,26 +518,29 @@ fn virtual_memory_checks() {
         18,
     ] {
         let t = prop(a, dev, 0);
-        err(unsafe { aclrtMallocPhysical(&mut h, 1, &t, 0) }, 100000);
+        err(
+            unsafe { aclrtMallocPhysical(&mut h, 1, &t, 0) },
+            AclError::INVALID_PARAM,
+        );
     }
     err(
         unsafe { aclrtMallocPhysical(&mut h, 1, &ddr_on_device, 0) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtMallocPhysical(&mut h, 1, &bad_dev, 0) },
-        107001,
+        AclError::INVALID_DEVICEID,
     );
     let one_g_host = prop(ACL_MEM_HUGE1G, host, 0);
     err(
         unsafe { aclrtMallocPhysical(&mut h, 1, &one_g_host, 0) },
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
     // Beyond the device's capacity: 207001.
     let cap = ascendcl_emu::config().memory as usize;
     err(
         unsafe { aclrtMallocPhysical(&mut h, cap + 1, &good, 0) },
-        207001,
+        AclError::MEMORY_ALLOCATION,
     );
     // A small size is rounded up to the granularity.
     ok(unsafe { aclrtMallocPhysical(&mut h, 1, &good, 0) });
@@ -507,34 +549,55 @@ fn virtual_memory_checks() {
     let mut va = null_mut();
     err(
         unsafe { aclrtReserveMemAddress(null_mut(), 1, 0, null_mut(), 0) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtReserveMemAddress(&mut va, 0, 0, null_mut(), 0) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtReserveMemAddress(&mut va, 1, 0, null_mut(), 2) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     ok(unsafe { aclrtReserveMemAddress(&mut va, 8 << 20, 0, null_mut(), 0) });
     assert_eq!(va as usize % (2 << 20), 0);
     // Mapping: NULLs, size 0 and flags 100000; offset, size and place 107000.
-    err(unsafe { aclrtMapMem(null_mut(), 2 << 20, 0, h, 0) }, 100000);
+    err(
+        unsafe { aclrtMapMem(null_mut(), 2 << 20, 0, h, 0) },
+        AclError::INVALID_PARAM,
+    );
     err(
         unsafe { aclrtMapMem(va, 2 << 20, 0, null_mut(), 0) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtMapMem(va, 0, 0, h, 0) }, 100000);
-    err(unsafe { aclrtMapMem(va, 2 << 20, 0, h, 1) }, 100000);
-    err(unsafe { aclrtMapMem(va, 2 << 20, 4096, h, 0) }, 107000);
-    err(unsafe { aclrtMapMem(va, 4 << 20, 0, h, 0) }, 107000);
+    err(
+        unsafe { aclrtMapMem(va, 0, 0, h, 0) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMapMem(va, 2 << 20, 0, h, 1) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMapMem(va, 2 << 20, 4096, h, 0) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtMapMem(va, 4 << 20, 0, h, 0) },
+        AclError::PARAM_INVALID,
+    );
     let outside = (va as usize + (7 << 20)) as *mut c_void;
-    err(unsafe { aclrtMapMem(outside, 2 << 20, 0, h, 0) }, 107000);
+    err(
+        unsafe { aclrtMapMem(outside, 2 << 20, 0, h, 0) },
+        AclError::PARAM_INVALID,
+    );
     // At an address that is not a multiple of the allocation's granularity (2 MiB): 107000.
     for off in [1usize, 4096, 1 << 20] {
         let at = (va as usize + off) as *mut c_void;
-        err(unsafe { aclrtMapMem(at, 2 << 20, 0, h, 0) }, 107000);
+        err(
+            unsafe { aclrtMapMem(at, 2 << 20, 0, h, 0) },
+            AclError::PARAM_INVALID,
+        );
     }
     // Normal host pages have the page size as granularity: a page boundary will do.
     let mut small = null_mut();
@@ -542,14 +605,17 @@ fn virtual_memory_checks() {
     let page = (va as usize + 4096) as *mut c_void;
     err(
         unsafe { aclrtMapMem(page.cast::<u8>().add(8).cast(), 4096, 0, small, 0) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     ok(unsafe { aclrtMapMem(page, 4096, 0, small, 0) });
     ok(unsafe { aclrtUnmapMem(page) });
     ok(unsafe { aclrtFreePhysical(small) });
     let second = (va as usize + (2 << 20)) as *mut c_void;
     ok(unsafe { aclrtMapMem(second, 2 << 20, 0, h, 0) });
-    err(unsafe { aclrtMapMem(second, 2 << 20, 0, h, 0) }, 107000);
+    err(
+        unsafe { aclrtMapMem(second, 2 << 20, 0, h, 0) },
+        AclError::PARAM_INVALID,
+    );
     // A mapping is device memory: copies and attributes see it.
     h2d(second, &[7u8; 256]);
     let mut attr = aclrtPtrAttributes {
@@ -563,13 +629,13 @@ fn virtual_memory_checks() {
         (ACL_MEM_LOCATION_TYPE_DEVICE, 0)
     );
     // aclrtFree refuses it.
-    err(unsafe { aclrtFree(second) }, 107000);
+    err(unsafe { aclrtFree(second) }, AclError::PARAM_INVALID);
     let (mut loc, mut flag) = (aclrtMemLocation { id: 9, type_: 9 }, 0u64);
     ok(unsafe { aclrtMemGetAccess(second, &mut loc, &mut flag) });
     assert_eq!((loc.type_, flag), (ACL_MEM_LOCATION_TYPE_DEVICE, 3));
     err(
         unsafe { aclrtMemGetAccess(va, &mut loc, &mut flag) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     let mut desc = aclrtMemAccessDesc {
         flags: ACL_RT_MEM_ACCESS_FLAGS_READWRITE,
@@ -581,69 +647,78 @@ fn virtual_memory_checks() {
     };
     err(
         unsafe { aclrtMemSetAccess(null_mut(), 2 << 20, &mut desc, 1) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     err(
         unsafe { aclrtMemSetAccess(second, 4096, &mut desc, 1) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     ok(unsafe { aclrtMemSetAccess(second, 2 << 20, &mut desc, 1) });
     desc.flags = ACL_RT_MEM_ACCESS_FLAGS_READ;
     err(
         unsafe { aclrtMemSetAccess(second, 2 << 20, &mut desc, 1) },
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
     // Release needs the mappings gone; free is deferred while mapped.
-    err(unsafe { aclrtReleaseMemAddress(va) }, 107000);
+    err(
+        unsafe { aclrtReleaseMemAddress(va) },
+        AclError::PARAM_INVALID,
+    );
     ok(unsafe { aclrtFreePhysical(h) });
-    err(unsafe { aclrtFreePhysical(h) }, 107017);
+    err(unsafe { aclrtFreePhysical(h) }, AclError::INVALID_HANDLE);
     let mut back = [0u8; 256];
     d2h(&mut back, second);
     assert_eq!(back, [7u8; 256], "still mapped after the deferred free");
-    err(unsafe { aclrtUnmapMem(va) }, 107000);
+    err(unsafe { aclrtUnmapMem(va) }, AclError::PARAM_INVALID);
     ok(unsafe { aclrtUnmapMem(second) });
-    err(unsafe { aclrtUnmapMem(second) }, 107000);
+    err(unsafe { aclrtUnmapMem(second) }, AclError::PARAM_INVALID);
     ok(unsafe { aclrtReleaseMemAddress(va) });
-    err(unsafe { aclrtReleaseMemAddress(va) }, 107000);
-    err(unsafe { aclrtReleaseMemAddress(null_mut()) }, 100000);
+    err(
+        unsafe { aclrtReleaseMemAddress(va) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtReleaseMemAddress(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
 
     // Shareable handles.
     ok(unsafe { aclrtMallocPhysical(&mut h, 1, &good, 0) });
     let mut sh = 0u64;
     err(
         unsafe { aclrtMemExportToShareableHandle(null_mut(), 0, 0, &mut sh) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtMemExportToShareableHandle(h, 2, 0, &mut sh) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtMemExportToShareableHandle(h, 0, 0, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtMemExportToShareableHandle(h, 0, 2, &mut sh) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     let shp = (&mut sh as *mut u64).cast::<c_void>();
     err(
         unsafe { aclrtMemExportToShareableHandleV2(h, 0, 3, shp) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     err(
         unsafe { aclrtMemExportToShareableHandleV2(h, 0, ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, shp) },
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
     ok(unsafe { aclrtMemExportToShareableHandleV2(h, 0, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, shp) });
     let mut pids = [1i32];
     err(
         unsafe { aclrtMemSetPidToShareableHandle(sh, null_mut(), 1) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtMemSetPidToShareableHandle(sh, pids.as_mut_ptr(), 0) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     ok(unsafe { aclrtMemSetPidToShareableHandle(sh, pids.as_mut_ptr(), 1) });
     ok(unsafe {
@@ -657,15 +732,15 @@ fn virtual_memory_checks() {
     let mut imported = null_mut();
     err(
         unsafe { aclrtMemImportFromShareableHandle(sh, 0, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtMemImportFromShareableHandle(sh, 99, &mut imported) },
-        107001,
+        AclError::INVALID_DEVICEID,
     );
     err(
         unsafe { aclrtMemImportFromShareableHandle(sh, 0, &mut imported) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     err(
         unsafe {
@@ -676,13 +751,13 @@ fn virtual_memory_checks() {
                 &mut imported,
             )
         },
-        100000,
+        AclError::INVALID_PARAM,
     );
     ok(unsafe { aclrtFreePhysical(h) });
     // Freed: the handle is gone.
     err(
         unsafe { aclrtMemSetPidToShareableHandle(sh, pids.as_mut_ptr(), 1) },
-        107000,
+        AclError::PARAM_INVALID,
     );
 }
 
@@ -702,10 +777,16 @@ fn an_ipc_event_record_is_seen_by_another_process() {
     let mut h = aclrtIpcEventHandle { reserved: [0; 64] };
     err(
         unsafe { aclrtIpcGetEventHandle(null_mut(), &mut h) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtIpcGetEventHandle(plain, null_mut()) }, 100000);
-    err(unsafe { aclrtIpcGetEventHandle(plain, &mut h) }, 107000);
+    err(
+        unsafe { aclrtIpcGetEventHandle(plain, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtIpcGetEventHandle(plain, &mut h) },
+        AclError::PARAM_INVALID,
+    );
     ok(unsafe { aclrtDestroyEvent(plain) });
     let mut ev = null_mut();
     ok(unsafe { aclrtCreateEventExWithFlag(&mut ev, ACL_EVENT_IPC) });

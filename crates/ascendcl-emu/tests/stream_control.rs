@@ -23,7 +23,10 @@ fn ids_priorities_and_capacity() {
     let _d = Dev::new(0);
     let (a, b) = (stream(), stream());
     let (mut ia, mut ib, mut idef) = (-1, -1, -1);
-    err(unsafe { aclrtStreamGetId(a, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtStreamGetId(a, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtStreamGetId(a, &mut ia) });
     ok(unsafe { aclrtStreamGetId(b, &mut ib) });
     ok(unsafe { aclrtStreamGetId(null_mut(), &mut idef) });
@@ -36,7 +39,10 @@ fn ids_priorities_and_capacity() {
     assert_eq!(again, idef, "NULL is the default stream");
     std::thread::spawn(|| {
         let mut id = 0;
-        err(unsafe { aclrtStreamGetId(null_mut(), &mut id) }, 107002);
+        err(
+            unsafe { aclrtStreamGetId(null_mut(), &mut id) },
+            AclError::CONTEXT_NULL,
+        );
     })
     .join()
     .unwrap();
@@ -47,8 +53,14 @@ fn ids_priorities_and_capacity() {
     ok(unsafe { aclrtDeviceGetStreamPriorityRange(null_mut(), null_mut()) });
 
     let (mut n1, mut n2, mut e1, mut e2) = (0, 0, 0, 0);
-    err(unsafe { aclrtGetStreamAvailableNum(null_mut()) }, 100000);
-    err(unsafe { aclrtGetEventAvailNum(null_mut()) }, 100000);
+    err(
+        unsafe { aclrtGetStreamAvailableNum(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtGetEventAvailNum(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtGetStreamAvailableNum(&mut n1) });
     ok(unsafe { aclrtGetEventAvailNum(&mut e1) });
     assert!(n1 > 0 && n1 <= 2048 && e1 > 0 && e1 <= 65536);
@@ -60,10 +72,16 @@ fn ids_priorities_and_capacity() {
     assert!(n2 >= 1 && e2 < 65536);
     ok(unsafe { aclrtDestroyEvent(ev) });
     ok(unsafe { aclrtDestroyStream(b) });
-    err(unsafe { aclrtStreamGetId(b, &mut ib) }, 107017);
+    err(
+        unsafe { aclrtStreamGetId(b, &mut ib) },
+        AclError::INVALID_HANDLE,
+    );
     std::thread::spawn(|| {
         let mut n = 0;
-        err(unsafe { aclrtGetStreamAvailableNum(&mut n) }, 107002);
+        err(
+            unsafe { aclrtGetStreamAvailableNum(&mut n) },
+            AclError::CONTEXT_NULL,
+        );
     })
     .join()
     .unwrap();
@@ -94,12 +112,12 @@ fn stream_state_callbacks() {
     let name = c"stream-control-test";
     err(
         unsafe { aclrtRegStreamStateCallback(null(), Some(on_state), null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     ok(unsafe { aclrtRegStreamStateCallback(name.as_ptr(), Some(on_state), 11 as *mut c_void) });
     err(
         unsafe { aclrtRegStreamStateCallback(name.as_ptr(), Some(on_state), 2 as *mut c_void) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     let _d = Dev::new(0);
     let s = stream();
@@ -139,11 +157,14 @@ fn stream_state_callbacks() {
 #[test]
 fn stop_holds_the_queue_and_abort_discards_it() {
     let _d = Dev::new(0);
-    err(unsafe { aclrtStreamStop(null_mut()) }, 107000);
+    err(
+        unsafe { aclrtStreamStop(null_mut()) },
+        AclError::PARAM_INVALID,
+    );
     let dead = stream();
     ok(unsafe { aclrtDestroyStream(dead) });
-    err(unsafe { aclrtStreamStop(dead) }, 107017);
-    err(unsafe { aclrtStreamAbort(dead) }, 107017);
+    err(unsafe { aclrtStreamStop(dead) }, AclError::INVALID_HANDLE);
+    err(unsafe { aclrtStreamAbort(dead) }, AclError::INVALID_HANDLE);
     // Another context's stream: 107003.
     let mut cur = null_mut();
     ok(unsafe { aclrtGetCurrentContext(&mut cur) });
@@ -151,8 +172,14 @@ fn stop_holds_the_queue_and_abort_discards_it() {
     ok(unsafe { aclrtCreateContext(&mut other, 0) });
     let foreign = stream();
     ok(unsafe { aclrtSetCurrentContext(cur) });
-    err(unsafe { aclrtStreamStop(foreign) }, 107003);
-    err(unsafe { aclrtStreamAbort(foreign) }, 107003);
+    err(
+        unsafe { aclrtStreamStop(foreign) },
+        AclError::STREAM_CONTEXT,
+    );
+    err(
+        unsafe { aclrtStreamAbort(foreign) },
+        AclError::STREAM_CONTEXT,
+    );
     ok(unsafe { aclrtDestroyContext(other) });
     ok(unsafe { aclrtSetCurrentContext(cur) });
 
@@ -164,7 +191,10 @@ fn stop_holds_the_queue_and_abort_discards_it() {
     }
     ok(unsafe { aclrtStreamStop(s) });
     // The queue is held: synchronising reports 507000 at once and nothing more runs.
-    err(unsafe { aclrtSynchronizeStream(s) }, 507000);
+    err(
+        unsafe { aclrtSynchronizeStream(s) },
+        AclError::RT_INTERNAL_ERROR,
+    );
     std::thread::sleep(Duration::from_millis(120));
     assert_eq!(BUMPS.load(Ordering::SeqCst), before);
     let mut st = 7;

@@ -27,14 +27,23 @@ extern "C" fn bump(arg: *mut c_void) {
 #[test]
 fn stream_lifecycle_and_queries() {
     let _d = Dev::new(0);
-    err(unsafe { aclrtCreateStream(null_mut()) }, 100000);
+    err(
+        unsafe { aclrtCreateStream(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     let s = stream();
     let (mut p, mut f) = (9u32, 9u32);
     ok(unsafe { aclrtStreamGetPriority(s, &mut p) });
     ok(unsafe { aclrtStreamGetFlags(s, &mut f) });
     assert_eq!((p, f), (0, 0));
-    err(unsafe { aclrtStreamGetPriority(s, null_mut()) }, 100000);
-    err(unsafe { aclrtStreamGetFlags(s, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtStreamGetPriority(s, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtStreamGetFlags(s, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     let mut c = null_mut();
     ok(unsafe {
         aclrtCreateStreamWithConfig(&mut c, 3, ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC)
@@ -42,49 +51,76 @@ fn stream_lifecycle_and_queries() {
     ok(unsafe { aclrtStreamGetPriority(c, &mut p) });
     ok(unsafe { aclrtStreamGetFlags(c, &mut f) });
     assert_eq!((p, f), (3, 3));
-    err(unsafe { aclrtCreateStreamWithConfig(&mut c, 8, 0) }, 107000);
+    err(
+        unsafe { aclrtCreateStreamWithConfig(&mut c, 8, 0) },
+        AclError::PARAM_INVALID,
+    );
     err(
         unsafe { aclrtCreateStreamWithConfig(&mut c, 0, 0x100) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     err(
         unsafe { aclrtCreateStreamWithConfig(null_mut(), 0, 0) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     let mut st = 7;
     ok(unsafe { aclrtStreamQuery(s, &mut st) });
     assert_eq!(st, ACL_STREAM_STATUS_COMPLETE);
-    err(unsafe { aclrtStreamQuery(s, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtStreamQuery(s, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtLaunchHostFunc(s, Some(sleep_ms), 100 as *mut c_void) });
     ok(unsafe { aclrtStreamQuery(s, &mut st) });
     assert_eq!(
         st, ACL_STREAM_STATUS_NOT_READY,
         "async: the call returns before the work runs"
     );
-    err(unsafe { aclrtSynchronizeStreamWithTimeout(s, 1) }, 507046);
-    err(unsafe { aclrtSynchronizeStreamWithTimeout(s, -2) }, 107000);
+    err(
+        unsafe { aclrtSynchronizeStreamWithTimeout(s, 1) },
+        AclError::STREAM_SYNC_TIMEOUT,
+    );
+    err(
+        unsafe { aclrtSynchronizeStreamWithTimeout(s, -2) },
+        AclError::PARAM_INVALID,
+    );
     ok(unsafe { aclrtSynchronizeStreamWithTimeout(s, -1) });
     ok(unsafe { aclrtStreamQuery(s, &mut st) });
     assert_eq!(st, ACL_STREAM_STATUS_COMPLETE);
-    err(unsafe { aclrtSetStreamFailureMode(s, 2) }, 100000);
+    err(
+        unsafe { aclrtSetStreamFailureMode(s, 2) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtSetStreamFailureMode(s, 0) });
     ok(unsafe { aclrtDestroyStream(s) });
     ok(unsafe { aclrtDestroyStreamForce(c) });
     // Destroyed handles: 107017.
-    err(unsafe { aclrtSynchronizeStream(s) }, 107017);
-    err(unsafe { aclrtDestroyStream(s) }, 107017);
-    err(unsafe { aclrtStreamQuery(c, &mut st) }, 107017);
-    err(unsafe { aclrtDestroyStream(null_mut()) }, 100000);
-    err(unsafe { aclrtDestroyStreamForce(null_mut()) }, 100000);
+    err(
+        unsafe { aclrtSynchronizeStream(s) },
+        AclError::INVALID_HANDLE,
+    );
+    err(unsafe { aclrtDestroyStream(s) }, AclError::INVALID_HANDLE);
+    err(
+        unsafe { aclrtStreamQuery(c, &mut st) },
+        AclError::INVALID_HANDLE,
+    );
+    err(
+        unsafe { aclrtDestroyStream(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtDestroyStreamForce(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     // The NULL stream is the default stream.
     ok(unsafe { aclrtSynchronizeStream(null_mut()) });
     let mut def = null_mut();
     ok(unsafe { aclrtCtxGetCurrentDefaultStream(&mut def) });
     assert!(!def.is_null());
-    err(unsafe { aclrtDestroyStream(def) }, 107000);
+    err(unsafe { aclrtDestroyStream(def) }, AclError::PARAM_INVALID);
     err(
         unsafe { aclrtCtxGetCurrentDefaultStream(null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
 }
 
@@ -128,16 +164,16 @@ fn host_func_errors() {
     let _d = Dev::new(0);
     err(
         unsafe { aclrtLaunchHostFunc(null_mut(), None, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtLaunchHostFunc(0xdead as aclrtStream, Some(log_arg), null_mut()) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     std::thread::spawn(|| {
         err(
             unsafe { aclrtLaunchHostFunc(null_mut(), Some(log_arg), null_mut()) },
-            107002,
+            AclError::CONTEXT_NULL,
         );
     })
     .join()
@@ -185,19 +221,28 @@ fn async_copies_and_location_rules() {
     ok(unsafe { aclrtMemcpyAsync(null_mut(), 0, null(), 0, 99, s) });
     err(
         unsafe { aclrtMemcpyAsync(null_mut(), 8, p, 8, 1, s) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtMemcpyAsync(d, 8, null(), 8, 1, s) }, 100000);
-    err(unsafe { aclrtMemcpyAsync(d, 8, p, 8, 6, s) }, 100000);
+    err(
+        unsafe { aclrtMemcpyAsync(d, 8, null(), 8, 1, s) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtMemcpyAsync(d, 8, p, 8, 6, s) },
+        AclError::INVALID_PARAM,
+    );
     err(
         unsafe { aclrtMemcpyAsync(d, 8, p, 8, 1, 0xbad as aclrtStream) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
-    err(unsafe { aclrtMemcpyAsync(d, 8, p, 16, 1, s) }, 107000);
+    err(
+        unsafe { aclrtMemcpyAsync(d, 8, p, 16, 1, s) },
+        AclError::PARAM_INVALID,
+    );
     // Location/kind: pageable → device with D2H is rejected.
     err(
         unsafe { aclrtMemcpyAsync(d, 8, p, 8, ACL_MEMCPY_DEVICE_TO_HOST, s) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     // Device → pageable with H2D is rejected; DEFAULT picks D2H.
     let mut back = vec![0u8; 8];
@@ -212,7 +257,7 @@ fn async_copies_and_location_rules() {
                 s,
             )
         },
-        107000,
+        AclError::PARAM_INVALID,
     );
     ok(unsafe { aclrtMemcpyAsync(back.as_mut_ptr().cast(), 8, d, 8, ACL_MEMCPY_DEFAULT, s) });
     assert_eq!(back, vec![0x5a; 8], "pageable destination: done on return");
@@ -220,13 +265,13 @@ fn async_copies_and_location_rules() {
     let h2 = malloc_host(64);
     err(
         unsafe { aclrtMemcpyAsync(h2, 64, h, 64, ACL_MEMCPY_HOST_TO_DEVICE, s) },
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
     // Pageable → pageable, DEFAULT → H2H: 207000.
     let mut q = [0u8; 8];
     err(
         unsafe { aclrtMemcpyAsync(q.as_mut_ptr().cast(), 8, p, 8, ACL_MEMCPY_DEFAULT, s) },
-        207000,
+        AclError::FEATURE_NOT_SUPPORT,
     );
     // dst == src (device to device): success.
     ok(unsafe { aclrtMemcpyAsync(d, 8, d, 8, ACL_MEMCPY_DEVICE_TO_DEVICE, s) });
@@ -242,7 +287,7 @@ fn async_copies_and_location_rules() {
     // Out of bounds is checked before queueing.
     err(
         unsafe { aclrtMemcpyAsync(d, 1 << 17, h, (1 << 16) + 1, 1, s) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     free_host(h2);
     free_host(h);
@@ -262,18 +307,24 @@ fn stream_of_another_context() {
     ok(unsafe { aclrtCreateContext(&mut ctx, 0) });
     err(
         unsafe { aclrtMemcpyAsync(d, 64, h, 64, ACL_MEMCPY_HOST_TO_DEVICE, s) },
-        107003,
+        AclError::STREAM_CONTEXT,
     );
-    err(unsafe { aclrtMemsetAsync(d, 64, 0, 64, s) }, 107003);
+    err(
+        unsafe { aclrtMemsetAsync(d, 64, 0, 64, s) },
+        AclError::STREAM_CONTEXT,
+    );
     err(
         unsafe { aclrtLaunchHostFunc(s, Some(log_arg), null_mut()) },
-        107003,
+        AclError::STREAM_CONTEXT,
     );
     ok(unsafe { aclrtSetCurrentContext(orig) });
     ok(unsafe { aclrtMemcpyAsync(d, 64, h, 64, ACL_MEMCPY_HOST_TO_DEVICE, s) });
     ok(unsafe { aclrtSynchronizeStream(s) });
     ok(unsafe { aclrtDestroyContext(ctx) });
-    err(unsafe { aclrtDestroyContext(ctx) }, 107017);
+    err(
+        unsafe { aclrtDestroyContext(ctx) },
+        AclError::INVALID_HANDLE,
+    );
     free(d);
     free_host(h);
     ok(unsafe { aclrtDestroyStream(s) });
@@ -285,13 +336,22 @@ fn memset_async_checks() {
     let s = stream();
     let d = malloc(64);
     ok(unsafe { aclrtMemsetAsync(null_mut(), 0, 0, 0, s) });
-    err(unsafe { aclrtMemsetAsync(null_mut(), 8, 0, 8, s) }, 100000);
+    err(
+        unsafe { aclrtMemsetAsync(null_mut(), 8, 0, 8, s) },
+        AclError::INVALID_PARAM,
+    );
     err(
         unsafe { aclrtMemsetAsync(d, 8, 0, 8, 0x77 as aclrtStream) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
-    err(unsafe { aclrtMemsetAsync(d, 8, 0, 16, s) }, 107000);
-    err(unsafe { aclrtMemsetAsync(d, 128, 0, 100, s) }, 107000);
+    err(
+        unsafe { aclrtMemsetAsync(d, 8, 0, 16, s) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtMemsetAsync(d, 128, 0, 100, s) },
+        AclError::PARAM_INVALID,
+    );
     ok(unsafe { aclrtMemsetAsync(d, 64, 0x33, 64, s) });
     ok(unsafe { aclrtSynchronizeStream(s) });
     let mut o = [0u8; 64];
@@ -328,11 +388,11 @@ fn memcpy_2d_async() {
                 0x99 as aclrtStream,
             )
         },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     err(
         unsafe { aclrtMemcpy2dAsync(b, 4, a, 32, 8, 8, ACL_MEMCPY_DEVICE_TO_DEVICE, s) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     free(a);
     free(b);
@@ -345,17 +405,26 @@ fn events_record_query_sync_time() {
     let s = stream();
     let (a, b) = (event(), event());
     let mut st = 9;
-    err(unsafe { aclrtQueryEventStatus(a, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtQueryEventStatus(a, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     err(
         unsafe { aclrtQueryEventStatus(null_mut(), &mut st) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     ok(unsafe { aclrtQueryEventStatus(a, &mut st) });
     assert_eq!(st, ACL_EVENT_RECORDED_STATUS_NOT_READY, "never recorded");
     let mut ms = 0f32;
-    err(unsafe { aclrtEventElapsedTime(&mut ms, a, b) }, 507000);
+    err(
+        unsafe { aclrtEventElapsedTime(&mut ms, a, b) },
+        AclError::RT_INTERNAL_ERROR,
+    );
     let mut ts = 0u64;
-    err(unsafe { aclrtEventGetTimestamp(a, &mut ts) }, 507000);
+    err(
+        unsafe { aclrtEventGetTimestamp(a, &mut ts) },
+        AclError::RT_INTERNAL_ERROR,
+    );
     ok(unsafe { aclrtRecordEvent(a, s) });
     ok(unsafe { aclrtLaunchHostFunc(s, Some(sleep_ms), 30 as *mut c_void) });
     ok(unsafe { aclrtRecordEvent(b, s) });
@@ -364,42 +433,66 @@ fn events_record_query_sync_time() {
         st, ACL_EVENT_RECORDED_STATUS_NOT_READY,
         "stream has not reached it"
     );
-    err(unsafe { aclrtSynchronizeEventWithTimeout(b, 1) }, 507047);
-    err(unsafe { aclrtSynchronizeEventWithTimeout(b, -5) }, 107000);
+    err(
+        unsafe { aclrtSynchronizeEventWithTimeout(b, 1) },
+        AclError::EVENT_SYNC_TIMEOUT,
+    );
+    err(
+        unsafe { aclrtSynchronizeEventWithTimeout(b, -5) },
+        AclError::PARAM_INVALID,
+    );
     ok(unsafe { aclrtSynchronizeEvent(b) });
     ok(unsafe { aclrtQueryEventStatus(b, &mut st) });
     assert_eq!(st, ACL_EVENT_RECORDED_STATUS_COMPLETE);
     ok(unsafe { aclrtEventElapsedTime(&mut ms, a, b) });
     assert!((29.0..5000.0).contains(&ms), "{ms} ms");
-    err(unsafe { aclrtEventElapsedTime(null_mut(), a, b) }, 100000);
+    err(
+        unsafe { aclrtEventElapsedTime(null_mut(), a, b) },
+        AclError::INVALID_PARAM,
+    );
     err(
         unsafe { aclrtEventElapsedTime(&mut ms, null_mut(), b) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtEventElapsedTime(&mut ms, a, null_mut()) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     ok(unsafe { aclrtEventGetTimestamp(b, &mut ts) });
     let mut ta = 0;
     ok(unsafe { aclrtEventGetTimestamp(a, &mut ta) });
     assert!(ts >= ta + 29_000, "microseconds: {ta} .. {ts}");
-    err(unsafe { aclrtEventGetTimestamp(b, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtEventGetTimestamp(b, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     // Reset on the stream: not ready again.
     ok(unsafe { aclrtResetEvent(b, s) });
     ok(unsafe { aclrtSynchronizeStream(s) });
     ok(unsafe { aclrtQueryEventStatus(b, &mut st) });
     assert_eq!(st, ACL_EVENT_RECORDED_STATUS_NOT_READY);
-    err(unsafe { aclrtResetEvent(null_mut(), s) }, 100000);
-    err(unsafe { aclrtRecordEvent(null_mut(), s) }, 100000);
+    err(
+        unsafe { aclrtResetEvent(null_mut(), s) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtRecordEvent(null_mut(), s) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtDestroyEvent(a) });
     ok(unsafe { aclrtDestroyEvent(b) });
-    err(unsafe { aclrtDestroyEvent(a) }, 107017);
-    err(unsafe { aclrtRecordEvent(a, s) }, 107017);
-    err(unsafe { aclrtDestroyEvent(null_mut()) }, 100000);
-    err(unsafe { aclrtSynchronizeEvent(null_mut()) }, 100000);
+    err(unsafe { aclrtDestroyEvent(a) }, AclError::INVALID_HANDLE);
+    err(unsafe { aclrtRecordEvent(a, s) }, AclError::INVALID_HANDLE);
+    err(
+        unsafe { aclrtDestroyEvent(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtSynchronizeEvent(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     // Wrong handle type: a stream passed as an event.
-    err(unsafe { aclrtDestroyEvent(s) }, 107017);
+    err(unsafe { aclrtDestroyEvent(s) }, AclError::INVALID_HANDLE);
     ok(unsafe { aclrtDestroyStream(s) });
 }
 
@@ -407,14 +500,26 @@ fn events_record_query_sync_time() {
 fn event_flags() {
     let _d = Dev::new(0);
     let mut e = null_mut();
-    err(unsafe { aclrtCreateEvent(null_mut()) }, 100000);
-    err(unsafe { aclrtCreateEventWithFlag(&mut e, 0) }, 107000);
-    err(unsafe { aclrtCreateEventWithFlag(&mut e, 0x4) }, 107000);
+    err(
+        unsafe { aclrtCreateEvent(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtCreateEventWithFlag(&mut e, 0) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtCreateEventWithFlag(&mut e, 0x4) },
+        AclError::PARAM_INVALID,
+    );
     err(
         unsafe { aclrtCreateEventWithFlag(null_mut(), ACL_EVENT_SYNC) },
-        100000,
+        AclError::INVALID_PARAM,
     );
-    err(unsafe { aclrtCreateEventExWithFlag(&mut e, 0x80) }, 107000);
+    err(
+        unsafe { aclrtCreateEventExWithFlag(&mut e, 0x80) },
+        AclError::PARAM_INVALID,
+    );
     ok(unsafe { aclrtCreateEventWithFlag(&mut e, ACL_EVENT_SYNC) });
     let mut t = null_mut();
     ok(unsafe { aclrtCreateEventExWithFlag(&mut t, ACL_EVENT_TIME_LINE) });
@@ -423,14 +528,17 @@ fn event_flags() {
     ok(unsafe { aclrtSynchronizeStream(null_mut()) });
     let mut ms = 0f32;
     // Without TIME_LINE an event cannot be timed.
-    err(unsafe { aclrtEventElapsedTime(&mut ms, e, t) }, 107000);
+    err(
+        unsafe { aclrtEventElapsedTime(&mut ms, e, t) },
+        AclError::PARAM_INVALID,
+    );
     ok(unsafe { aclrtEventElapsedTime(&mut ms, t, t) });
     assert_eq!(ms, 0.0);
     ok(unsafe { aclrtDestroyEvent(e) });
     ok(unsafe { aclrtDestroyEvent(t) });
     std::thread::spawn(|| {
         let mut e = null_mut();
-        err(unsafe { aclrtCreateEvent(&mut e) }, 107002);
+        err(unsafe { aclrtCreateEvent(&mut e) }, AclError::CONTEXT_NULL);
     })
     .join()
     .unwrap();
@@ -448,7 +556,10 @@ fn cross_stream_wait() {
     ok(unsafe { aclrtLaunchHostFunc(s1, Some(sleep_ms), 40 as *mut c_void) });
     ok(unsafe { aclrtMemcpyAsync(d, 4096, h, 4096, ACL_MEMCPY_HOST_TO_DEVICE, s1) });
     ok(unsafe { aclrtRecordEvent(e, s1) });
-    err(unsafe { aclrtStreamWaitEvent(s2, null_mut()) }, 100000);
+    err(
+        unsafe { aclrtStreamWaitEvent(s2, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtStreamWaitEvent(s2, e) });
     let h2 = malloc_host(4096);
     ok(unsafe { aclrtMemcpyAsync(h2, 4096, d, 4096, ACL_MEMCPY_DEVICE_TO_HOST, s2) });
@@ -457,7 +568,10 @@ fn cross_stream_wait() {
     assert!(got.iter().all(|b| *b == 0x42), "s2 waited for s1");
     ok(unsafe { aclrtSynchronizeDevice() });
     ok(unsafe { aclrtSynchronizeDeviceWithTimeout(-1) });
-    err(unsafe { aclrtSynchronizeDeviceWithTimeout(-3) }, 107000);
+    err(
+        unsafe { aclrtSynchronizeDeviceWithTimeout(-3) },
+        AclError::PARAM_INVALID,
+    );
     free_host(h);
     free_host(h2);
     free(d);
@@ -474,18 +588,21 @@ fn callbacks_through_process_report() {
     // Launching on an unsubscribed stream: 107015.
     err(
         unsafe { aclrtLaunchCallback(Some(bump), Arc::as_ptr(&n) as *mut c_void, 0, s) },
-        107015,
+        AclError::STREAM_NO_CB_REG,
     );
     err(
         unsafe { aclrtLaunchCallback(None, null_mut(), 0, s) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     err(
         unsafe { aclrtLaunchCallback(Some(bump), null_mut(), 2, s) },
-        100000,
+        AclError::INVALID_PARAM,
     );
     // ProcessReport on a thread without subscription: 107012.
-    err(unsafe { aclrtProcessReport(10) }, 107012);
+    err(
+        unsafe { aclrtProcessReport(10) },
+        AclError::THREAD_SUBSCRIBE,
+    );
     let (tx, rx) = std::sync::mpsc::channel::<u64>();
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let stop2 = Arc::clone(&stop);
@@ -494,10 +611,10 @@ fn callbacks_through_process_report() {
         tx.send(tid).unwrap();
         let mut timeouts = 0;
         while !stop2.load(Ordering::SeqCst) {
-            match unsafe { aclrtProcessReport(20) } {
-                0 => {}
-                507012 => timeouts += 1,
-                107012 => std::thread::sleep(Duration::from_millis(1)),
+            match AclError(unsafe { aclrtProcessReport(20) }) {
+                AclError::SUCCESS => {}
+                AclError::REPORT_TIMEOUT => timeouts += 1,
+                AclError::THREAD_SUBSCRIBE => std::thread::sleep(Duration::from_millis(1)),
                 other => panic!("aclrtProcessReport: {other}"),
             }
         }
@@ -505,7 +622,10 @@ fn callbacks_through_process_report() {
     });
     let tid = rx.recv().unwrap();
     ok(unsafe { aclrtSubscribeReport(tid, s) });
-    err(unsafe { aclrtSubscribeReport(tid, s) }, 107011);
+    err(
+        unsafe { aclrtSubscribeReport(tid, s) },
+        AclError::STREAM_SUBSCRIBE,
+    );
     for _ in 0..5 {
         ok(unsafe {
             aclrtLaunchCallback(
@@ -525,7 +645,10 @@ fn callbacks_through_process_report() {
     // Let the reporting thread wait without work, so it sees a timeout.
     std::thread::sleep(Duration::from_millis(60));
     ok(unsafe { aclrtUnSubscribeReport(tid, s) });
-    err(unsafe { aclrtUnSubscribeReport(tid, s) }, 107015);
+    err(
+        unsafe { aclrtUnSubscribeReport(tid, s) },
+        AclError::STREAM_NO_CB_REG,
+    );
     stop.store(true, Ordering::SeqCst);
     let timeouts = worker.join().unwrap();
     assert!(timeouts >= 1, "ProcessReport times out with 507012");
@@ -552,7 +675,10 @@ fn failure_mode_and_sticky_task_errors() {
     ok(unsafe { aclrtLaunchHostFunc(s, Some(bump), np) });
     // Free while the copy is still queued: the task fails when it runs.
     free(d);
-    assert_eq!(unsafe { aclrtSynchronizeStream(s) }, 507000);
+    assert_eq!(
+        unsafe { aclrtSynchronizeStream(s) },
+        AclError::RT_INTERNAL_ERROR
+    );
     assert!(take_msg().contains("freed"));
     assert_eq!(
         n.load(Ordering::SeqCst),
@@ -560,22 +686,31 @@ fn failure_mode_and_sticky_task_errors() {
         "STOP mode skipped the later task"
     );
     // The stream stays failed: synchronisations and new work report the error ...
-    err(unsafe { aclrtSynchronizeStream(s) }, 507000);
+    err(
+        unsafe { aclrtSynchronizeStream(s) },
+        AclError::RT_INTERNAL_ERROR,
+    );
     let r = unsafe { aclrtLaunchHostFunc(s, Some(bump), np) };
     let msg = take_msg();
-    assert_eq!(r, 507000);
+    assert_eq!(r, AclError::RT_INTERNAL_ERROR);
     assert!(msg.contains("STOP failure mode"), "{msg}");
     // ... and so does every stream of the context, the default one included.
     err(
         unsafe { aclrtLaunchHostFunc(other, Some(bump), np) },
-        507000,
+        AclError::RT_INTERNAL_ERROR,
     );
-    err(unsafe { aclrtSynchronizeStream(other) }, 507000);
+    err(
+        unsafe { aclrtSynchronizeStream(other) },
+        AclError::RT_INTERNAL_ERROR,
+    );
     err(
         unsafe { aclrtLaunchHostFunc(null_mut(), Some(bump), np) },
-        507000,
+        AclError::RT_INTERNAL_ERROR,
     );
-    err(unsafe { aclrtSynchronizeDevice() }, 507000);
+    err(
+        unsafe { aclrtSynchronizeDevice() },
+        AclError::RT_INTERNAL_ERROR,
+    );
     assert_eq!(n.load(Ordering::SeqCst), 0, "nothing ran");
     // Other contexts are unaffected.
     ok(unsafe { aclrtSetCurrentContext(outer) });
@@ -605,7 +740,10 @@ fn continue_mode_reports_a_failure_once_and_keeps_running() {
     let n = Arc::new(AtomicUsize::new(0));
     ok(unsafe { aclrtLaunchHostFunc(s, Some(bump), Arc::as_ptr(&n) as *mut c_void) });
     free(d);
-    err(unsafe { aclrtSynchronizeStream(s) }, 507000);
+    err(
+        unsafe { aclrtSynchronizeStream(s) },
+        AclError::RT_INTERNAL_ERROR,
+    );
     assert_eq!(n.load(Ordering::SeqCst), 1, "CONTINUE ran the later task");
     ok(unsafe { aclrtSynchronizeStream(s) });
     free_host(h);

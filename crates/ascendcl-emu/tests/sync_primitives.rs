@@ -36,16 +36,34 @@ fn value_write_and_wait_checks() {
     let mut host = [0u64; 2];
     let hp = host.as_mut_ptr().cast::<c_void>();
     // NULL first, then the stream handle, then the flag, then the address.
-    err(unsafe { aclrtValueWrite(null_mut(), 1, 9, dead) }, 100000);
-    err(unsafe { aclrtValueWrite(p, 1, 9, dead) }, 107017);
-    err(unsafe { aclrtValueWrite(p, 1, 1, s) }, 107000);
-    err(unsafe { aclrtValueWait(p, 1, 4, s) }, 107000);
-    err(unsafe { aclrtValueWrite(hp, 1, 0, s) }, 107000);
-    err(unsafe { aclrtValueWait(hp, 1, 0, s) }, 107000);
+    err(
+        unsafe { aclrtValueWrite(null_mut(), 1, 9, dead) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtValueWrite(p, 1, 9, dead) },
+        AclError::INVALID_HANDLE,
+    );
+    err(
+        unsafe { aclrtValueWrite(p, 1, 1, s) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtValueWait(p, 1, 4, s) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtValueWrite(hp, 1, 0, s) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtValueWait(hp, 1, 0, s) },
+        AclError::PARAM_INVALID,
+    );
     // The word must lie inside the allocation.
     err(
         unsafe { aclrtValueWrite(p.cast::<u8>().add(60).cast(), 1, 0, s) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     // Another context's stream: 107003; no context: 107002.
     let mut cur = null_mut();
@@ -54,14 +72,17 @@ fn value_write_and_wait_checks() {
     ok(unsafe { aclrtCreateContext(&mut other, 0) });
     let foreign = stream();
     ok(unsafe { aclrtSetCurrentContext(cur) });
-    err(unsafe { aclrtValueWrite(p, 1, 0, foreign) }, 107003);
+    err(
+        unsafe { aclrtValueWrite(p, 1, 0, foreign) },
+        AclError::STREAM_CONTEXT,
+    );
     ok(unsafe { aclrtDestroyContext(other) });
     ok(unsafe { aclrtSetCurrentContext(cur) });
     let pu = p as usize;
     std::thread::spawn(move || {
         err(
             unsafe { aclrtValueWrite(pu as *mut c_void, 1, 0, null_mut()) },
-            107002,
+            AclError::CONTEXT_NULL,
         );
     })
     .join()
@@ -136,11 +157,20 @@ fn value_wait_blocks_only_its_stream_until_the_condition_holds() {
 fn notify_checks() {
     let _d = Dev::new(0);
     let mut n = null_mut();
-    err(unsafe { aclrtCreateNotify(null_mut(), 0) }, 100000);
-    err(unsafe { aclrtCreateNotify(&mut n, 2) }, 107000);
+    err(
+        unsafe { aclrtCreateNotify(null_mut(), 0) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtCreateNotify(&mut n, 2) },
+        AclError::PARAM_INVALID,
+    );
     std::thread::spawn(|| {
         let mut n = null_mut();
-        err(unsafe { aclrtCreateNotify(&mut n, 0) }, 107002);
+        err(
+            unsafe { aclrtCreateNotify(&mut n, 0) },
+            AclError::CONTEXT_NULL,
+        );
     })
     .join()
     .unwrap();
@@ -148,34 +178,64 @@ fn notify_checks() {
     let mut m = null_mut();
     ok(unsafe { aclrtCreateNotify(&mut m, ACL_NOTIFY_DEVICE_USE_ONLY as u64) });
     let (mut a, mut b) = (0, 0);
-    err(unsafe { aclrtGetNotifyId(n, null_mut()) }, 100000);
-    err(unsafe { aclrtGetNotifyId(null_mut(), &mut a) }, 100000);
+    err(
+        unsafe { aclrtGetNotifyId(n, null_mut()) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtGetNotifyId(null_mut(), &mut a) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtGetNotifyId(n, &mut a) });
     ok(unsafe { aclrtGetNotifyId(m, &mut b) });
     assert_ne!(a, b);
     let s = stream();
-    err(unsafe { aclrtRecordNotify(null_mut(), s) }, 100000);
-    err(unsafe { aclrtWaitAndResetNotify(null_mut(), s, 0) }, 100000);
-    err(unsafe { aclrtRecordNotify(s.cast(), s) }, 107017);
+    err(
+        unsafe { aclrtRecordNotify(null_mut(), s) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtWaitAndResetNotify(null_mut(), s, 0) },
+        AclError::INVALID_PARAM,
+    );
+    err(
+        unsafe { aclrtRecordNotify(s.cast(), s) },
+        AclError::INVALID_HANDLE,
+    );
     let dead = stream();
     ok(unsafe { aclrtDestroyStream(dead) });
-    err(unsafe { aclrtRecordNotify(n, dead) }, 107017);
-    err(unsafe { aclrtWaitAndResetNotify(n, dead, 0) }, 107017);
+    err(
+        unsafe { aclrtRecordNotify(n, dead) },
+        AclError::INVALID_HANDLE,
+    );
+    err(
+        unsafe { aclrtWaitAndResetNotify(n, dead, 0) },
+        AclError::INVALID_HANDLE,
+    );
     let mut batch = [n, m];
-    err(unsafe { aclrtNotifyBatchReset(null_mut(), 2) }, 100000);
+    err(
+        unsafe { aclrtNotifyBatchReset(null_mut(), 2) },
+        AclError::INVALID_PARAM,
+    );
     err(
         unsafe { aclrtNotifyBatchReset(batch.as_mut_ptr(), 0) },
-        107000,
+        AclError::PARAM_INVALID,
     );
     ok(unsafe { aclrtNotifyBatchReset(batch.as_mut_ptr(), 2) });
-    err(unsafe { aclrtDestroyNotify(null_mut()) }, 100000);
+    err(
+        unsafe { aclrtDestroyNotify(null_mut()) },
+        AclError::INVALID_PARAM,
+    );
     ok(unsafe { aclrtDestroyNotify(m) });
-    err(unsafe { aclrtDestroyNotify(m) }, 107017);
-    err(unsafe { aclrtGetNotifyId(m, &mut b) }, 107017);
+    err(unsafe { aclrtDestroyNotify(m) }, AclError::INVALID_HANDLE);
+    err(
+        unsafe { aclrtGetNotifyId(m, &mut b) },
+        AclError::INVALID_HANDLE,
+    );
     let mut bad = [n, m];
     err(
         unsafe { aclrtNotifyBatchReset(bad.as_mut_ptr(), 2) },
-        107017,
+        AclError::INVALID_HANDLE,
     );
     ok(unsafe { aclrtDestroyNotify(n) });
     ok(unsafe { aclrtDestroyStream(s) });
@@ -218,7 +278,10 @@ fn a_record_satisfies_one_wait() {
     ok(unsafe { aclrtNotifyBatchReset(one.as_mut_ptr(), 1) });
     // After the reset a wait with a 1 s timeout expires: the task fails with 107020.
     ok(unsafe { aclrtWaitAndResetNotify(n, waiter, 1) });
-    err(unsafe { aclrtSynchronizeStream(waiter) }, 107020);
+    err(
+        unsafe { aclrtSynchronizeStream(waiter) },
+        AclError::TASK_TIMEOUT,
+    );
     ok(unsafe { aclrtDestroyNotify(n) });
     ok(unsafe { aclrtDestroyStream(waiter) });
     ok(unsafe { aclrtDestroyStream(recorder) });

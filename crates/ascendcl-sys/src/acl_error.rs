@@ -85,6 +85,21 @@ impl From<AclError> for aclError {
     }
 }
 
+/// A status from the function table compares with the constants without a conversion:
+/// `status == AclError::MEMORY_ALLOCATION`.
+impl PartialEq<AclError> for aclError {
+    fn eq(&self, other: &AclError) -> bool {
+        *self == other.0
+    }
+}
+
+/// The converse of `aclError == AclError`.
+impl PartialEq<aclError> for AclError {
+    fn eq(&self, other: &aclError) -> bool {
+        self.0 == *other
+    }
+}
+
 /// `ACL_ERROR_RT_MEMORY_ALLOCATION (207001)`; `unknown aclError (42)` for a code no table names.
 impl fmt::Display for AclError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -110,6 +125,15 @@ impl fmt::Debug for AclError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn statuses_compare_with_the_constants_both_ways() {
+        let status: aclError = 207001;
+        assert!(status == AclError::MEMORY_ALLOCATION);
+        assert!(AclError::MEMORY_ALLOCATION == status);
+        assert!(status != AclError::SUCCESS);
+        assert_eq!(vec![status; 2], vec![AclError::MEMORY_ALLOCATION; 2]);
+    }
 
     #[test]
     fn the_table_is_sorted_unique_and_complete() {

@@ -337,8 +337,8 @@ mod tests {
     fn display_format() {
         let e = Error::Acl {
             api: "aclrtMalloc",
-            code: 207001,
-            name: error_name(207001),
+            code: AclError::MEMORY_ALLOCATION.code(),
+            name: error_name(AclError::MEMORY_ALLOCATION.code()),
             message: Some("out of memory".into()),
         };
         assert_eq!(
@@ -360,8 +360,8 @@ mod tests {
     fn display_does_not_repeat_the_function_or_the_code() {
         let e = |message: &str| Error::Acl {
             api: "aclrtSetDevice",
-            code: 107001,
-            name: error_name(107001),
+            code: AclError::INVALID_DEVICEID.code(),
+            name: error_name(AclError::INVALID_DEVICEID.code()),
             message: Some(message.into()),
         };
         let shown = e(

@@ -563,13 +563,14 @@ impl Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ascendcl_sys::AclError;
 
     #[test]
     fn the_abort_message_is_one_sentence() {
         let e = |api| Error::Acl {
             api,
-            code: 507000,
-            name: crate::error_name(507000),
+            code: AclError::RT_INTERNAL_ERROR.code(),
+            name: crate::error_name(AclError::RT_INTERNAL_ERROR.code()),
             message: None,
         };
         let m = abort_message(

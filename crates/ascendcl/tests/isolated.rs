@@ -86,7 +86,7 @@ fn runtime_messages_are_captured() {
             message,
         } => {
             assert_eq!(*api, "aclrtMemcpy");
-            assert_eq!(*code, 507000);
+            assert_eq!(*code, AclError::RT_INTERNAL_ERROR);
             assert_eq!(*name, Some("ACL_ERROR_RT_INTERNAL_ERROR"));
             assert!(
                 message.as_deref().is_some_and(|m| m.contains("injected")),

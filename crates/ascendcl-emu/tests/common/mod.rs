@@ -17,12 +17,12 @@ pub fn ok(code: aclError) {
     );
 }
 
-/// Asserts a specific code and clears the thread's messages.
+/// Asserts a specific code (an `AclError` constant) and clears the thread's messages.
 #[track_caller]
-pub fn err(code: aclError, want: aclError) {
+pub fn err(code: aclError, want: impl Into<AclError>) {
     assert_eq!(
-        code,
-        want,
+        AclError(code),
+        want.into(),
         "messages: {:?}",
         ascendcl_emu::recent_messages()
     );
@@ -47,7 +47,7 @@ pub struct Dev(pub i32);
 impl Dev {
     pub fn new(id: i32) -> Dev {
         let r = unsafe { aclInit(null()) };
-        assert!(r == 0 || r == 100002, "aclInit: {r}");
+        assert!(r == 0 || r == AclError::REPEAT_INITIALIZE, "aclInit: {r}");
         take_msg();
         ok(unsafe { aclrtSetDevice(id) });
         Dev(id)

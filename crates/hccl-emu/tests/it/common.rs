@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub use ascendcl_emu::capi::*;
+use ascendcl_sys::AclError;
 pub use ascendcl_sys::*;
 pub use hccl_emu::capi::*;
 pub use hccl_sys::*;
@@ -33,7 +34,10 @@ pub fn setup() {
             });
         }
         let r = unsafe { aclInit(null()) };
-        assert!(r == 0 || r == 100002, "aclInit: {r}");
+        assert!(
+            r == AclError::SUCCESS || r == AclError::REPEAT_INITIALIZE,
+            "aclInit: {r}"
+        );
         unsafe { aclGetRecentErrMsg() };
     });
 }
