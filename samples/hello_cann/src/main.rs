@@ -36,6 +36,10 @@ fn list(v: &[f32]) -> String {
 fn run() -> Result<(), Box<dyn Error>> {
     let rt = Runtime::new()?; // aclInit
     info!("ACL init successfully");
+    // What the runtime reports about itself: the devices it sees, their SoC, its API version.
+    info!("Device count: {}", rt.device_count()?); // aclrtGetDeviceCount
+    info!("SoC: {}", rt.soc_name()?); // aclrtGetSocName
+    info!("ACL version: {}", rt.version()?); // aclrtGetVersion
     let device_id = 0;
     let device = rt.device(device_id)?; // aclrtSetDevice
     info!("Set device {device_id} successfully");
