@@ -32,6 +32,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 /// | drop of the last handle, [`Device::reset`] | `aclrtResetDevice` |
 /// | [`Device::reset_force`] | `aclrtResetDeviceForce` |
 /// | [`Device::synchronize`] | `aclrtSynchronizeDevice` |
+/// | [`Device::synchronize_timeout`] | `aclrtSynchronizeDeviceWithTimeout` |
 /// | [`Device::make_current`] | `aclrtSetCurrentContext` |
 /// | [`Device::mem_info`] | `aclrtGetMemInfo` |
 /// | [`Device::can_access_peer`] | `aclrtDeviceCanAccessPeer` |
@@ -169,6 +170,14 @@ impl Device {
     pub fn synchronize(&self) -> Result<()> {
         self.ensure_current()?;
         result::device::synchronize()
+    }
+
+    /// As [`Device::synchronize`], giving up after `timeout` (`None`: wait forever) with
+    /// `ACL_ERROR_RT_STREAM_SYNC_TIMEOUT` (`aclrtSynchronizeDeviceWithTimeout`; the duration is
+    /// rounded up to whole milliseconds).
+    pub fn synchronize_timeout(&self, timeout: Option<std::time::Duration>) -> Result<()> {
+        self.ensure_current()?;
+        crate::raw::aclrtSynchronizeDeviceWithTimeout(crate::stream::timeout_ms(timeout))
     }
 
     /// Creates a stream (default flags, priority 0).

@@ -1,5 +1,6 @@
 //! Device information: capabilities and attributes, utilisation, health, error details, the
-//! stream-priority range and compute-resource limits, as typed methods of [`Device`].
+//! stream-priority range and compute-resource limits, the device's UUID and which of its
+//! accelerators reach registered host memory, as typed methods of [`Device`].
 //!
 //! Every query names its device explicitly, except the two the runtime answers for the calling
 //! thread's current context ([`Device::stream_priority_range`], [`Device::thread_res_limit`]):
@@ -10,6 +11,7 @@ use crate::error::Result;
 use crate::raw;
 use crate::raw_enum::raw_enum;
 use ascendcl_sys as sys;
+use std::fmt;
 
 raw_enum! {
     /// A capability of [`Device::capability`] (`aclDeviceInfo`, `aclGetDeviceCapability`).
@@ -131,6 +133,69 @@ raw_enum! {
         L3Port = sys::ACL_RT_ERROR_L3_PORT,
         /// `ACL_RT_ERROR_OTHERS`
         Others = sys::ACL_RT_ERROR_OTHERS,
+    }
+}
+
+raw_enum! {
+    /// A hardware accelerator of a device (`aclrtHacType`), as [`Device::maps_host_memory`]
+    /// asks about it.
+    pub enum Accelerator: sys::aclrtHacType {
+        /// `ACL_RT_HAC_TYPE_STARS`: the task scheduler.
+        Stars = sys::ACL_RT_HAC_TYPE_STARS,
+        /// `ACL_RT_HAC_TYPE_AICPU`: the AI CPU.
+        Aicpu = sys::ACL_RT_HAC_TYPE_AICPU,
+        /// `ACL_RT_HAC_TYPE_AIC`: the AI (cube) cores.
+        Aic = sys::ACL_RT_HAC_TYPE_AIC,
+        /// `ACL_RT_HAC_TYPE_AIV`: the vector cores.
+        Aiv = sys::ACL_RT_HAC_TYPE_AIV,
+        /// `ACL_RT_HAC_TYPE_PCIEDMA`: PCIe DMA.
+        PcieDma = sys::ACL_RT_HAC_TYPE_PCIEDMA,
+        /// `ACL_RT_HAC_TYPE_RDMA`: RDMA.
+        Rdma = sys::ACL_RT_HAC_TYPE_RDMA,
+        /// `ACL_RT_HAC_TYPE_SDMA`: system DMA.
+        Sdma = sys::ACL_RT_HAC_TYPE_SDMA,
+        /// `ACL_RT_HAC_TYPE_DVPP`: the digital vision pre-processing unit.
+        Dvpp = sys::ACL_RT_HAC_TYPE_DVPP,
+        /// `ACL_RT_HAC_TYPE_UDMA`: UB DMA.
+        Udma = sys::ACL_RT_HAC_TYPE_UDMA,
+        /// `ACL_RT_HAC_TYPE_CCU`: the collective communication unit.
+        Ccu = sys::ACL_RT_HAC_TYPE_CCU,
+    }
+}
+
+/// The 16-byte universally unique identifier of a device ([`Device::uuid`],
+/// `aclrtDeviceGetUuid`): the same NPU has the same UUID in every process, whatever its id in
+/// each. Displayed in the usual 8-4-4-4-12 hexadecimal form.
+///
+/// ```
+/// use ascendcl::DeviceUuid;
+/// let id = DeviceUuid::from_bytes([0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0, 1, 2, 3, 4, 5, 6, 7]);
+/// assert_eq!(id.to_string(), "12345678-9abc-def0-0001-020304050607");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DeviceUuid([u8; 16]);
+
+impl DeviceUuid {
+    /// The UUID of these bytes.
+    pub const fn from_bytes(bytes: [u8; 16]) -> DeviceUuid {
+        DeviceUuid(bytes)
+    }
+
+    /// The bytes, in the runtime's order.
+    pub const fn as_bytes(&self) -> &[u8; 16] {
+        &self.0
+    }
+}
+
+impl fmt::Display for DeviceUuid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, b) in self.0.iter().enumerate() {
+            if matches!(i, 4 | 6 | 8 | 10) {
+                f.write_str("-")?;
+            }
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
     }
 }
 
@@ -300,5 +365,22 @@ impl Device {
         // SAFETY: a valid out-pointer.
         unsafe { raw::aclrtGetResInCurrentThread(kind.into(), &mut v) }?;
         Ok(v)
+    }
+
+    /// The device's UUID (`aclrtDeviceGetUuid`).
+    pub fn uuid(&self) -> Result<DeviceUuid> {
+        let mut u = sys::aclrtUuid::default();
+        // SAFETY: a valid out-pointer to a local struct.
+        unsafe { raw::aclrtDeviceGetUuid(self.id(), &mut u) }?;
+        Ok(DeviceUuid(u.bytes.map(|b| b as u8)))
+    }
+
+    /// Whether `accelerator` of this device can access host memory registered with the runtime
+    /// ([`HostRegistration`](crate::HostRegistration), `aclrtHostMemMapCapabilities`).
+    pub fn maps_host_memory(&self, accelerator: Accelerator) -> Result<bool> {
+        let mut cap: sys::aclrtHostMemMapCapability = sys::ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED;
+        // SAFETY: a valid out-pointer; the other arguments are plain values.
+        unsafe { raw::aclrtHostMemMapCapabilities(self.id_u32(), accelerator.into(), &mut cap) }?;
+        Ok(cap == sys::ACL_RT_HOST_MEM_MAP_SUPPORTED)
     }
 }

@@ -80,11 +80,11 @@
 //! | process initialisation | [`Runtime`] (clonable; last drop finalises) | `aclInit`, `aclFinalize` |
 //! | backend (CANN / emulator) | [`BackendChoice`], [`BackendInfo`], [`Runtime::run_mode`] ([`RunMode`]) | `aclrtGetSocName`, `aclrtGetVersion`, `aclrtGetRunMode` |
 //! | device selected on a thread | [`Device`] | `aclrtSetDevice`, `aclrtResetDevice[Force]`, `aclrtSynchronizeDevice`, `aclrtGetMemInfo` |
-//! | device information and limits | [`Device::capability`], [`Device::attribute`], [`Device::utilization`], [`Device::status`], [`Device::res_limit`] | `aclGetDeviceCapability`, `aclrtGetDeviceInfo`, `aclrtGetDeviceUtilizationRate`, `aclrtQueryDeviceStatus`, `aclrt*DeviceResLimit` |
+//! | device information and limits | [`Device::capability`], [`Device::attribute`], [`Device::utilization`], [`Device::status`], [`Device::res_limit`], [`Device::uuid`], [`Device::maps_host_memory`] | `aclGetDeviceCapability`, `aclrtGetDeviceInfo`, `aclrtGetDeviceUtilizationRate`, `aclrtQueryDeviceStatus`, `aclrt*DeviceResLimit`, `aclrtDeviceGetUuid`, `aclrtHostMemMapCapabilities` |
 //! | context | [`Context`], [`Context::bind`], [`CurrentContext::default_stream`] | `aclrtCreateContext`, `aclrtDestroyContext`, `aclrtSetCurrentContext`, `aclrtCtxGetCurrentDefaultStream` |
 //! | stream | [`Stream`] | `aclrtCreateStreamWithConfig`, `aclrtDestroyStream[Force]`, `aclrtSynchronizeStream[WithTimeout]`, `aclrtStreamQuery`, `aclrtSetStreamFailureMode` |
 //! | event | [`Event`] | `aclrtCreateEvent[WithFlag]`, `aclrtRecordEvent`, `aclrtQueryEventStatus`, `aclrtSynchronizeEvent`, `aclrtEventElapsedTime`, `aclrtStreamWaitEvent` |
-//! | device memory | [`DeviceBuffer`] + [`MallocPolicy`] | `aclrtMalloc`, `aclrtFree`, `aclrtMemset` |
+//! | device memory | [`DeviceBuffer`] + [`MallocPolicy`], [`DeviceAlloc`] ([`MallocAttrs`]), [`DeviceBuffer::fill`] | `aclrtMalloc[WithCfg]`, `aclrtFree`, `aclrtMemset`, `aclrtMemsetD32` |
 //! | pinned host memory | [`HostBuffer`] | `aclrtMallocHost`, `aclrtFreeHost` |
 //! | registered host memory | [`HostRegistration`], [`HostRegistration::device_view`] (zero copy) | `aclrtHostRegister[V2]`, `aclrtHostGetDevicePointer`, `aclrtHostUnregister` |
 //! | managed memory | [`ManagedBuffer`], [`ManagedView`], [`MemAdvice`], [`Scope::prefetch`] | `aclrtMemAllocManaged`, `aclrtMemManagedAdvise`, `aclrtMemManagedGetAttr[s]`, `aclrtMemManagedPrefetch[Batch]Async` |
@@ -110,7 +110,7 @@
 //! | every C function, checked | [`raw`] | all of `acl/acl_rt.h` |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
-//! functions reachable only through [`sys`]):
+//! functions reachable only through [`raw`] and [`sys`], each with the reason it has no wrapper):
 //!
 #![doc = include_str!("api_table.md")]
 //!
@@ -285,6 +285,7 @@ mod drop_errors;
 mod error;
 mod event;
 mod exception;
+mod fill;
 mod handoff;
 mod host_fn;
 mod host_fn_subscription;
@@ -322,8 +323,8 @@ pub use copy::{
 pub use current::current_context;
 pub use device::{Device, MemAttr, MemInfo};
 pub use device_info::{
-    DeviceAttr, DeviceCapability, DeviceErrorType, DeviceFeature, DeviceStatus, ErrorVerbose,
-    PriorityRange, ResourceKind, Utilization,
+    Accelerator, DeviceAttr, DeviceCapability, DeviceErrorType, DeviceFeature, DeviceStatus,
+    DeviceUuid, ErrorVerbose, PriorityRange, ResourceKind, Utilization,
 };
 pub use drop_errors::{drop_errors_overflow, take_drop_errors};
 pub use error::{Error, Result, error_code, error_codes, error_name};
@@ -341,8 +342,8 @@ pub use launch::{LaunchBuilder, LaunchConfig, MAX_BLOCKS, ScheduleMode};
 pub use memcpy_desc::{MAX_DESC_COPY, MemcpyDescriptor, memcpy_desc_size};
 pub use memory::{
     DeviceAlloc, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
-    HostRegisterFlags, HostRegisterType, HostRegistration, MANAGED_PAGE, MallocConfig, MallocFlags,
-    MallocPolicy, ManagedBuffer, ManagedLocation, ManagedView, MemAdvice,
+    HostRegisterFlags, HostRegisterType, HostRegistration, MANAGED_PAGE, MallocAttrs, MallocConfig,
+    MallocFlags, MallocPolicy, ManagedBuffer, ManagedLocation, ManagedView, MemAdvice,
 };
 pub use model::{
     BoundStream, Builder, CaptureMode, CaptureStatus, Condition, Label, LabelList, Model,

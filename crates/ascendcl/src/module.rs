@@ -1,5 +1,5 @@
-//! Kernel binaries (`aclrtBinaryLoadFromFile`, `aclrtBinaryLoad`) and their functions
-//! (`aclrtBinaryGetFunction`).
+//! Kernel binaries (`aclrtBinaryLoadFromFile`, `aclrtBinaryLoad`, `aclrtBinaryLoadFromData`)
+//! and their functions (`aclrtBinaryGetFunction`).
 //!
 //! A [`Module`] is a loaded kernel binary: on an NPU the `.o` CANN's `ascendc_library()` builds,
 //! on the emulator the host-mode shared object `ascendc-build` links. [`Module::function`] gives
@@ -41,13 +41,35 @@ impl BinaryCore {
     }
 }
 
-/// Options of [`Module::load_with`] (`aclrtBinaryLoadOptions`).
+/// Options of [`Module::load_with`] and [`Module::from_bytes_with`] (`aclrtBinaryLoadOptions`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LoadOptions {
     /// `ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD`: copy the binary to the device on first use.
     pub lazy: bool,
     /// `ACL_RT_BINARY_LOAD_OPT_MAGIC`: the core type, when the binary does not say.
     pub core: Option<BinaryCore>,
+}
+
+impl LoadOptions {
+    /// The C option list (empty: the options are passed as NULL).
+    fn raw(&self) -> Vec<sys::aclrtBinaryLoadOption> {
+        let mut opts = Vec::with_capacity(2);
+        if self.lazy {
+            opts.push(sys::aclrtBinaryLoadOption {
+                type_: sys::ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD,
+                value: sys::aclrtBinaryLoadOptionValue { isLazyLoad: 1 },
+            });
+        }
+        if let Some(core) = self.core {
+            opts.push(sys::aclrtBinaryLoadOption {
+                type_: sys::ACL_RT_BINARY_LOAD_OPT_MAGIC,
+                value: sys::aclrtBinaryLoadOptionValue {
+                    magic: core.magic(),
+                },
+            });
+        }
+        opts
+    }
 }
 
 /// A loaded binary and the device it was loaded for.
@@ -90,6 +112,7 @@ impl Drop for Loaded {
 /// |---|---|
 /// | [`Module::load`], [`Module::load_with`] | `aclrtBinaryLoadFromFile` |
 /// | [`Module::from_bytes`] | `aclrtCreateBinary`, `aclrtBinaryLoad`, `aclrtDestroyBinary` |
+/// | [`Module::from_bytes_with`] | `aclrtBinaryLoadFromData` |
 /// | [`Module::function`] | `aclrtBinaryGetFunction` |
 /// | drop of the last handle, [`Module::unload`] | `aclrtBinaryUnLoad` |
 ///
@@ -139,21 +162,7 @@ impl Module {
                 format!("the path {} holds a NUL byte", path.display()),
             )
         })?;
-        let mut opts = Vec::with_capacity(2);
-        if options.lazy {
-            opts.push(sys::aclrtBinaryLoadOption {
-                type_: sys::ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD,
-                value: sys::aclrtBinaryLoadOptionValue { isLazyLoad: 1 },
-            });
-        }
-        if let Some(core) = options.core {
-            opts.push(sys::aclrtBinaryLoadOption {
-                type_: sys::ACL_RT_BINARY_LOAD_OPT_MAGIC,
-                value: sys::aclrtBinaryLoadOptionValue {
-                    magic: core.magic(),
-                },
-            });
-        }
+        let mut opts = options.raw();
         let mut o = sys::aclrtBinaryLoadOptions {
             options: opts.as_mut_ptr(),
             numOpt: opts.len(),
@@ -204,6 +213,37 @@ impl Module {
         let module = Module::wrap(raw, device, format!("{} bytes of binary data", bytes.len()));
         destroyed?;
         Ok(module)
+    }
+
+    /// Loads a kernel binary from its bytes with options (`aclrtBinaryLoadFromData`, which
+    /// copies them): [`Module::from_bytes`] with the options of [`Module::load_with`].
+    pub fn from_bytes_with(device: &Device, bytes: &[u8], options: LoadOptions) -> Result<Module> {
+        if bytes.is_empty() {
+            return Err(Error::argument(
+                "aclrtBinaryLoadFromData",
+                "a kernel binary of 0 bytes",
+            ));
+        }
+        let mut opts = options.raw();
+        let o = sys::aclrtBinaryLoadOptions {
+            options: opts.as_mut_ptr(),
+            numOpt: opts.len(),
+        };
+        let o = if opts.is_empty() {
+            std::ptr::null()
+        } else {
+            &o as *const sys::aclrtBinaryLoadOptions
+        };
+        device.ensure_current()?;
+        let mut raw: sys::aclrtBinHandle = std::ptr::null_mut();
+        // SAFETY: `bytes` is readable for its length during the call (the runtime copies it);
+        // NULL or options that live for the call; a valid out-pointer.
+        unsafe { raw::aclrtBinaryLoadFromData(bytes.as_ptr().cast(), bytes.len(), o, &mut raw) }?;
+        Ok(Module::wrap(
+            raw,
+            device,
+            format!("{} bytes of binary data", bytes.len()),
+        ))
     }
 
     fn wrap(raw: sys::aclrtBinHandle, device: &Device, origin: String) -> Module {

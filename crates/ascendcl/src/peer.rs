@@ -1,5 +1,6 @@
 //! Peer access between two devices (`aclrtDeviceEnablePeerAccess` /
-//! `aclrtDeviceDisablePeerAccess`) and the copies it allows.
+//! `aclrtDeviceDisablePeerAccess`, queried with `aclrtDevicePeerAccessStatus`) and the copies it
+//! allows.
 //!
 //! [`PeerAccess`] is the proof that access is enabled both ways; it holds both devices, so
 //! neither can be reset while it exists, and copies between buffers of different devices exist
@@ -42,6 +43,17 @@ impl Device {
         // On failure `access` is dropped, which disables the access again (nothing leaks).
         current::force_current(self.raw_context())?;
         Ok(access)
+    }
+
+    /// Whether access from this device to `peer` is enabled now (`aclrtDevicePeerAccessStatus`):
+    /// by a live [`PeerAccess`] of the two, or by raw calls. Enabling is one-way in the runtime,
+    /// so `a.peer_access_enabled(&b)` and `b.peer_access_enabled(&a)` may differ outside a
+    /// `PeerAccess`.
+    pub fn peer_access_enabled(&self, peer: &Device) -> Result<bool> {
+        let mut status = 0i32;
+        // SAFETY: a valid out-pointer; the ids are plain values.
+        unsafe { crate::raw::aclrtDevicePeerAccessStatus(self.id(), peer.id(), &mut status) }?;
+        Ok(status != 0)
     }
 }
 

@@ -380,6 +380,53 @@ pub(crate) mod memory {
         out(|p| unsafe { raw::aclrtMallocCached(p, size, policy) })
     }
 
+    /// The configuration of the `...WithCfg` functions for `attrs`: NULL when there are none.
+    /// The returned struct points into `attrs`.
+    fn malloc_config(attrs: &mut [sys::aclrtMallocAttribute]) -> Option<sys::aclrtMallocConfig> {
+        (!attrs.is_empty()).then_some(sys::aclrtMallocConfig {
+            attrs: attrs.as_mut_ptr(),
+            numAttrs: attrs.len(),
+        })
+    }
+
+    /// `aclrtMallocWithCfg`.
+    pub(crate) fn malloc_with_cfg(
+        size: usize,
+        policy: u32,
+        attrs: &mut [sys::aclrtMallocAttribute],
+    ) -> Result<*mut c_void> {
+        let mut cfg = malloc_config(attrs);
+        let cfg = cfg.as_mut().map_or(std::ptr::null_mut(), |c| c as *mut _);
+        // SAFETY: a valid out-pointer; NULL or a configuration whose attributes live for the
+        // call; the runtime validates size and policy.
+        out(|p| unsafe { raw::aclrtMallocWithCfg(p, size, policy, cfg) })
+    }
+
+    /// `aclrtMallocForTaskScheduler`.
+    pub(crate) fn malloc_for_task_scheduler(
+        size: usize,
+        policy: u32,
+        attrs: &mut [sys::aclrtMallocAttribute],
+    ) -> Result<*mut c_void> {
+        let mut cfg = malloc_config(attrs);
+        let cfg = cfg.as_mut().map_or(std::ptr::null_mut(), |c| c as *mut _);
+        // SAFETY: as for `malloc_with_cfg`.
+        out(|p| unsafe { raw::aclrtMallocForTaskScheduler(p, size, policy, cfg) })
+    }
+
+    /// `aclrtMallocHostWithCfg`.
+    pub(crate) fn malloc_host_with_cfg(
+        size: usize,
+        attrs: &mut [sys::aclrtMallocAttribute],
+    ) -> Result<*mut c_void> {
+        let mut cfg = malloc_config(attrs);
+        let cfg = cfg.as_mut().map_or(std::ptr::null_mut(), |c| c as *mut _);
+        // `usize` always fits the runtime's `uint64_t` size.
+        let size = size as u64;
+        // SAFETY: as for `malloc_with_cfg`.
+        out(|p| unsafe { raw::aclrtMallocHostWithCfg(p, size, cfg) })
+    }
+
     /// # Safety
     /// `p` was returned by `malloc` and is not used afterwards.
     pub(crate) unsafe fn free(p: *mut c_void) -> Result<()> {

@@ -13,6 +13,7 @@ mod api_map;
 mod bindings;
 mod error_codes;
 mod output;
+mod unwrapped;
 
 use std::path::Path;
 use std::process::ExitCode;

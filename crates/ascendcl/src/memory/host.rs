@@ -1,5 +1,6 @@
 //! [`HostBuffer`]: pinned (page-locked) host memory (`aclrtMallocHost` … `aclrtFreeHost`).
 
+use super::policy::MallocAttrs;
 use super::repr::DeviceRepr;
 use crate::copy::{MemoryLocation, RawRegion};
 use crate::current;
@@ -21,6 +22,7 @@ use std::ptr::NonNull;
 /// | operation | C function |
 /// |---|---|
 /// | [`HostBuffer::zeroed`], [`HostBuffer::from_slice`], [`HostBuffer::uninit`] | `aclrtMallocHost` |
+/// | [`HostBuffer::zeroed_with`], [`HostBuffer::uninit_with`] ([`MallocAttrs`]) | `aclrtMallocHostWithCfg` |
 /// | drop, [`HostBuffer::free`] | `aclrtFreeHost` |
 #[derive(Debug)]
 pub struct HostBuffer<T: DeviceRepr> {
@@ -44,7 +46,49 @@ impl<T: DeviceRepr> HostBuffer<T> {
     /// example through a copy from the device, or `as_mut_ptr`) before reading it through the
     /// slice returned by `Deref`.
     pub unsafe fn uninit(device: &Device, len: usize) -> Result<Self> {
-        let bytes = super::byte_len::<T>("aclrtMallocHost", len)?;
+        // SAFETY: the caller's contract is this function's.
+        unsafe { Self::alloc(device, len, None) }
+    }
+
+    /// Allocates pinned memory for `len` elements labelled with `attrs`
+    /// (`aclrtMallocHostWithCfg`), without initialising it.
+    ///
+    /// # Safety
+    /// As for [`HostBuffer::uninit`]: the caller writes every element before reading it.
+    pub unsafe fn uninit_with(device: &Device, len: usize, attrs: MallocAttrs) -> Result<Self> {
+        // SAFETY: the caller's contract is this function's.
+        unsafe { Self::alloc(device, len, Some(attrs)) }
+    }
+
+    /// Allocates `len` zeroed elements of pinned memory labelled with `attrs`
+    /// (`aclrtMallocHostWithCfg`); freed with `aclrtFreeHost` like every `HostBuffer`.
+    ///
+    /// ```
+    /// use ascendcl::{HostBuffer, MallocAttrs};
+    /// # let rt = ascendcl::Runtime::new()?;
+    /// let device = rt.device(0)?;
+    /// let host = HostBuffer::<u8>::zeroed_with(&device, 4096, MallocAttrs::app())?;
+    /// assert!(host.iter().all(|&b| b == 0));
+    /// # Ok::<(), ascendcl::Error>(())
+    /// ```
+    pub fn zeroed_with(device: &Device, len: usize, attrs: MallocAttrs) -> Result<Self> {
+        // SAFETY: every byte is written just below, before any read.
+        let buf = unsafe { Self::uninit_with(device, len, attrs) }?;
+        // SAFETY: the allocation holds `len` elements; all-zero bytes are a valid T.
+        unsafe { buf.ptr.as_ptr().write_bytes(0, len) };
+        Ok(buf)
+    }
+
+    /// `aclrtMallocHost`, or `aclrtMallocHostWithCfg` with attributes.
+    ///
+    /// # Safety
+    /// As for [`HostBuffer::uninit`].
+    unsafe fn alloc(device: &Device, len: usize, attrs: Option<MallocAttrs>) -> Result<Self> {
+        let api = match attrs {
+            None => "aclrtMallocHost",
+            Some(_) => "aclrtMallocHostWithCfg",
+        };
+        let bytes = super::byte_len::<T>(api, len)?;
         let buf = |ptr| HostBuffer {
             ptr,
             len,
@@ -55,13 +99,15 @@ impl<T: DeviceRepr> HostBuffer<T> {
             return Ok(buf(NonNull::dangling()));
         }
         device.ensure_current()?;
-        let p = result::memory::malloc_host(bytes)?;
-        let buf = buf(NonNull::new(p.cast::<T>()).ok_or_else(|| {
-            Error::argument("aclrtMallocHost", "the runtime returned a NULL pointer")
-        })?);
+        let p = match attrs {
+            None => result::memory::malloc_host(bytes)?,
+            Some(a) => result::memory::malloc_host_with_cfg(bytes, &mut a.raw())?,
+        };
+        let buf = buf(NonNull::new(p.cast::<T>())
+            .ok_or_else(|| Error::argument(api, "the runtime returned a NULL pointer"))?);
         if !buf.ptr.as_ptr().is_aligned() {
             return Err(Error::argument(
-                "aclrtMallocHost",
+                api,
                 "the runtime returned memory not aligned for the element type",
             ));
         }

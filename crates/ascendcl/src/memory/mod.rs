@@ -29,7 +29,7 @@ mod slice;
 pub use device::DeviceBuffer;
 pub use host::HostBuffer;
 pub use managed::{MANAGED_PAGE, ManagedBuffer, ManagedLocation, ManagedView, MemAdvice};
-pub use policy::{DeviceAlloc, MallocConfig, MallocFlags, MallocPolicy};
+pub use policy::{DeviceAlloc, MallocAttrs, MallocConfig, MallocFlags, MallocPolicy};
 pub use registration::{HostRegisterFlags, HostRegisterType, HostRegistration};
 pub use repr::DeviceRepr;
 pub use slice::{DeviceSlice, DeviceSliceMut};

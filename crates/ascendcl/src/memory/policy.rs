@@ -1,6 +1,6 @@
 //! How device memory is allocated: [`MallocPolicy`] (the `aclrtMemMallocPolicy` base values),
-//! [`MallocFlags`] (its modifier bits), [`MallocConfig`] (the whole word) and [`DeviceAlloc`] (the
-//! allocation function).
+//! [`MallocFlags`] (its modifier bits), [`MallocConfig`] (the whole word), [`DeviceAlloc`] (the
+//! allocation function) and [`MallocAttrs`] (the attributes of the `...WithCfg` functions).
 
 use crate::error::{Error, Result};
 use crate::raw_enum::raw_enum;
@@ -98,8 +98,8 @@ impl TryFrom<u32> for MallocConfig {
     }
 }
 
-/// The runtime function a [`DeviceBuffer`](crate::DeviceBuffer) is allocated with. All three are freed with
-/// `aclrtFree`.
+/// The runtime function a [`DeviceBuffer`](crate::DeviceBuffer) is allocated with. All of them
+/// are freed with `aclrtFree`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum DeviceAlloc {
@@ -110,6 +110,12 @@ pub enum DeviceAlloc {
     Align32,
     /// `aclrtMallocCached`: cacheable device memory.
     Cached,
+    /// `aclrtMallocWithCfg`: device memory labelled with the attributes, the size rounded up to
+    /// 32 bytes without the extra 32.
+    WithConfig(MallocAttrs),
+    /// `aclrtMallocForTaskScheduler`: device memory the task scheduler can use, which some
+    /// operators of graph mode need; labelled with the attributes.
+    TaskScheduler(MallocAttrs),
 }
 
 impl DeviceAlloc {
@@ -119,6 +125,8 @@ impl DeviceAlloc {
             DeviceAlloc::Malloc => "aclrtMalloc",
             DeviceAlloc::Align32 => "aclrtMallocAlign32",
             DeviceAlloc::Cached => "aclrtMallocCached",
+            DeviceAlloc::WithConfig(_) => "aclrtMallocWithCfg",
+            DeviceAlloc::TaskScheduler(_) => "aclrtMallocForTaskScheduler",
         }
     }
 
@@ -127,6 +135,64 @@ impl DeviceAlloc {
             DeviceAlloc::Malloc => result::memory::malloc(bytes, policy),
             DeviceAlloc::Align32 => result::memory::malloc_align32(bytes, policy),
             DeviceAlloc::Cached => result::memory::malloc_cached(bytes, policy),
+            DeviceAlloc::WithConfig(a) => {
+                result::memory::malloc_with_cfg(bytes, policy, &mut a.raw())
+            }
+            DeviceAlloc::TaskScheduler(a) => {
+                result::memory::malloc_for_task_scheduler(bytes, policy, &mut a.raw())
+            }
         }
+    }
+}
+
+/// The attributes of an allocation with a configuration (`aclrtMallocConfig`):
+/// [`DeviceAlloc::WithConfig`], [`DeviceAlloc::TaskScheduler`], [`HostBuffer::zeroed_with`].
+/// They label the memory for the runtime's maintenance
+/// records and change nothing about its use. The device is always the buffer's (the device-id
+/// attribute is never passed: the runtime accepts only the current device there).
+///
+/// ```
+/// use ascendcl::{DeviceAlloc, DeviceBuffer, MallocAttrs, MallocPolicy};
+/// # let rt = ascendcl::Runtime::new()?;
+/// let device = rt.device(0)?;
+/// let alloc = DeviceAlloc::WithConfig(MallocAttrs::app());
+/// let buf = DeviceBuffer::<f32>::zeroed_with(&device, 256, MallocPolicy::HugeFirst, alloc)?;
+/// assert_eq!(buf.copy_to_vec()?, vec![0.0; 256]);
+/// # Ok::<(), ascendcl::Error>(())
+/// ```
+///
+/// [`HostBuffer::zeroed_with`]: crate::HostBuffer::zeroed_with
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct MallocAttrs {
+    /// `ACL_RT_MEM_ATTR_MODULE_ID`: the module the memory is recorded against;
+    /// [`MallocAttrs::APP_MODULE_ID`] marks memory an application allocated. `None` passes no
+    /// attribute.
+    pub module_id: Option<u16>,
+}
+
+impl MallocAttrs {
+    /// The module id the documentation recommends for an application's own memory.
+    pub const APP_MODULE_ID: u16 = 33;
+
+    /// Attributes that record the memory as the application's ([`MallocAttrs::APP_MODULE_ID`]).
+    pub const fn app() -> MallocAttrs {
+        MallocAttrs {
+            module_id: Some(MallocAttrs::APP_MODULE_ID),
+        }
+    }
+
+    /// The C attribute list (empty: the configuration is passed as NULL).
+    pub(crate) fn raw(self) -> Vec<sys::aclrtMallocAttribute> {
+        self.module_id
+            .map(|id| {
+                let mut value = sys::aclrtMallocAttrValue { rsv: [0; 8] };
+                value.moduleId = id;
+                sys::aclrtMallocAttribute {
+                    attr: sys::ACL_RT_MEM_ATTR_MODULE_ID,
+                    value,
+                }
+            })
+            .into_iter()
+            .collect()
     }
 }
