@@ -3,7 +3,7 @@
 
 use crate::backend;
 use crate::comm::Comm;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, check};
 use crate::gate::{self, CallGuard};
 use crate::layout::Blocks;
 use ascendcl::{MemoryLocation, RawRegion, Stream};
@@ -74,17 +74,29 @@ impl<'a> Call<'a> {
         Ok(c)
     }
 
-    /// The HCCL table and the gate (see [`gate`]) for the C call, with the stream's context
-    /// current. Calls issued at once pass the gate; captured ones belong to the thread's group.
-    pub(crate) fn ready(&self) -> Result<(&'static hccl_sys::HcclApi, Option<CallGuard>)> {
+    /// Makes the C call once every check has passed: `c_call` gets the HCCL table, the
+    /// communicator and the stream, and runs with the stream's context current; a call issued
+    /// at once passes the gate (see [`gate`]) for its duration, a captured one belongs to the
+    /// thread's group. The code it returns is checked as `api`'s.
+    pub(crate) fn issue(
+        &self,
+        c_call: impl FnOnce(
+            &'static hccl_sys::HcclApi,
+            hccl_sys::HcclComm,
+            ascendcl::sys::aclrtStream,
+        ) -> hccl_sys::HcclResult,
+    ) -> Result<()> {
         let api = backend::api()?;
-        let guard = if self.target.grouped {
+        let _gate: Option<CallGuard> = if self.target.grouped {
             None
         } else {
             Some(gate::call(self.api)?)
         };
         self.target.stream.make_current()?;
-        Ok((api, guard))
+        check(
+            self.api,
+            c_call(api, self.comm.as_raw(), self.target.stream_raw()),
+        )
     }
 
     pub(crate) fn arg(&self, reason: impl Into<Cow<'static, str>>) -> Error {

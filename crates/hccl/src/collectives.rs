@@ -6,7 +6,7 @@ use crate::batch::SendRecv;
 use crate::call::{Call, Target, count};
 use crate::comm::Comm;
 use crate::element::{Element, ReduceOp};
-use crate::error::{Error, Result, check};
+use crate::error::{Error, Result};
 use crate::group::GroupStream;
 use crate::layout::{Blocks, CountMatrix};
 use ascendcl::{AsyncDest, AsyncSource, Scope, Stream};
@@ -51,18 +51,17 @@ pub trait Collectives<'scope> {
         let (s, r) = (send.region(), recv.region());
         let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
         c.equal(("send", s.len()), ("receive", r.len()))?;
-        let (api, _gate) = c.ready()?;
         // SAFETY: both regions are borrowed for 'scope, and the scope (or group) waits for the
         // stream before 'scope ends; the communicator is borrowed for 'scope too.
-        check(c.api, unsafe {
+        c.issue(|api, comm, stream| unsafe {
             (api.HcclAllReduce)(
                 sp,
                 rp,
                 count(s.len()),
                 S::Elem::DATA_TYPE,
                 op.raw(),
-                comm.as_raw(),
-                self.target().stream_raw(),
+                comm,
+                stream,
             )
         })
     }
@@ -76,17 +75,16 @@ pub trait Collectives<'scope> {
         let c = Call::new("HcclAllReduce", comm, self.target())?;
         let b = buf.region();
         let p = c.buffer("", &b)?;
-        let (api, _gate) = c.ready()?;
         // SAFETY: as for `all_reduce`; input and output are one exclusively borrowed region.
-        check(c.api, unsafe {
+        c.issue(|api, comm, stream| unsafe {
             (api.HcclAllReduce)(
                 p,
                 p,
                 count(b.len()),
                 D::Elem::DATA_TYPE,
                 op.raw(),
-                comm.as_raw(),
-                self.target().stream_raw(),
+                comm,
+                stream,
             )
         })
     }
@@ -101,17 +99,9 @@ pub trait Collectives<'scope> {
         c.rank("root", root)?;
         let b = buf.region();
         let p = c.buffer("", &b)?;
-        let (api, _gate) = c.ready()?;
         // SAFETY: as for `all_reduce`.
-        check(c.api, unsafe {
-            (api.HcclBroadcast)(
-                p,
-                count(b.len()),
-                D::Elem::DATA_TYPE,
-                root,
-                comm.as_raw(),
-                self.target().stream_raw(),
-            )
+        c.issue(|api, comm, stream| unsafe {
+            (api.HcclBroadcast)(p, count(b.len()), D::Elem::DATA_TYPE, root, comm, stream)
         })
     }
 
@@ -135,9 +125,8 @@ pub trait Collectives<'scope> {
         let (s, r) = (send.region(), recv.region());
         let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
         c.equal(("send", s.len()), ("receive", r.len()))?;
-        let (api, _gate) = c.ready()?;
         // SAFETY: as for `all_reduce`.
-        check(c.api, unsafe {
+        c.issue(|api, comm, stream| unsafe {
             (api.HcclReduce)(
                 sp,
                 rp,
@@ -145,8 +134,8 @@ pub trait Collectives<'scope> {
                 S::Elem::DATA_TYPE,
                 op.raw(),
                 root,
-                comm.as_raw(),
-                self.target().stream_raw(),
+                comm,
+                stream,
             )
         })
     }
@@ -169,17 +158,16 @@ pub trait Collectives<'scope> {
         let (s, r) = (send.region(), recv.region());
         let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
         c.size_times(("send", s.len()), ("receive", r.len()))?;
-        let (api, _gate) = c.ready()?;
         // SAFETY: as for `all_reduce`.
-        check(c.api, unsafe {
+        c.issue(|api, comm, stream| unsafe {
             (api.HcclReduceScatter)(
                 sp,
                 rp,
                 count(r.len()),
                 S::Elem::DATA_TYPE,
                 op.raw(),
-                comm.as_raw(),
-                self.target().stream_raw(),
+                comm,
+                stream,
             )
         })
     }
@@ -208,10 +196,9 @@ pub trait Collectives<'scope> {
         let own = send_blocks.count(comm.rank() as usize).unwrap_or(0);
         c.equal(("receive", r.len()), ("this rank's send block", own))?;
         c.disjoint(&s, &r)?;
-        let (api, _gate) = c.ready()?;
         // SAFETY: as for `all_reduce`; the count and displacement arrays hold one u64 per rank
         // and are borrowed for 'scope (a group reads them when it ends).
-        check(c.api, unsafe {
+        c.issue(|api, comm, stream| unsafe {
             (api.HcclReduceScatterV)(
                 sp,
                 send_blocks.counts_ptr(),
@@ -220,8 +207,8 @@ pub trait Collectives<'scope> {
                 count(r.len()),
                 S::Elem::DATA_TYPE,
                 op.raw(),
-                comm.as_raw(),
-                self.target().stream_raw(),
+                comm,
+                stream,
             )
         })
     }
@@ -238,17 +225,9 @@ pub trait Collectives<'scope> {
         let (s, r) = (send.region(), recv.region());
         let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
         c.size_times(("receive", r.len()), ("send", s.len()))?;
-        let (api, _gate) = c.ready()?;
         // SAFETY: as for `all_reduce`.
-        check(c.api, unsafe {
-            (api.HcclAllGather)(
-                sp,
-                rp,
-                count(s.len()),
-                S::Elem::DATA_TYPE,
-                comm.as_raw(),
-                self.target().stream_raw(),
-            )
+        c.issue(|api, comm, stream| unsafe {
+            (api.HcclAllGather)(sp, rp, count(s.len()), S::Elem::DATA_TYPE, comm, stream)
         })
     }
 
@@ -275,9 +254,8 @@ pub trait Collectives<'scope> {
         let own = recv_blocks.count(comm.rank() as usize).unwrap_or(0);
         c.equal(("send", s.len()), ("this rank's receive block", own))?;
         c.disjoint(&s, &r)?;
-        let (api, _gate) = c.ready()?;
         // SAFETY: as for `reduce_scatter_v`.
-        check(c.api, unsafe {
+        c.issue(|api, comm, stream| unsafe {
             (api.HcclAllGatherV)(
                 sp,
                 count(s.len()),
@@ -285,8 +263,8 @@ pub trait Collectives<'scope> {
                 recv_blocks.counts_ptr(),
                 recv_blocks.displs_ptr(),
                 S::Elem::DATA_TYPE,
-                comm.as_raw(),
-                self.target().stream_raw(),
+                comm,
+                stream,
             )
         })
     }
@@ -313,9 +291,8 @@ pub trait Collectives<'scope> {
         }
         c.disjoint(&s, &r)?;
         let per = count(s.len() / n);
-        let (api, _gate) = c.ready()?;
         // SAFETY: as for `all_reduce`.
-        check(c.api, unsafe {
+        c.issue(|api, comm, stream| unsafe {
             (api.HcclAlltoAll)(
                 sp,
                 per,
@@ -323,8 +300,8 @@ pub trait Collectives<'scope> {
                 rp,
                 per,
                 S::Elem::DATA_TYPE,
-                comm.as_raw(),
-                self.target().stream_raw(),
+                comm,
+                stream,
             )
         })
     }
@@ -353,9 +330,8 @@ pub trait Collectives<'scope> {
         c.blocks("send", send_blocks, s.len(), false)?;
         c.blocks("receive", recv_blocks, r.len(), true)?;
         c.disjoint(&s, &r)?;
-        let (api, _gate) = c.ready()?;
         // SAFETY: as for `reduce_scatter_v`; the element types are one Rust type.
-        check(c.api, unsafe {
+        c.issue(|api, comm, stream| unsafe {
             (api.HcclAlltoAllV)(
                 sp,
                 send_blocks.counts_ptr(),
@@ -365,8 +341,8 @@ pub trait Collectives<'scope> {
                 recv_blocks.counts_ptr(),
                 recv_blocks.displs_ptr(),
                 S::Elem::DATA_TYPE,
-                comm.as_raw(),
-                self.target().stream_raw(),
+                comm,
+                stream,
             )
         })
     }
@@ -409,17 +385,16 @@ pub trait Collectives<'scope> {
             }
         }
         c.disjoint(&s, &r)?;
-        let (api, _gate) = c.ready()?;
         // SAFETY: as for `reduce_scatter_v`; the matrix holds size × size u64 values.
-        check(c.api, unsafe {
+        c.issue(|api, comm, stream| unsafe {
             (api.HcclAlltoAllVC)(
                 sp,
                 counts.as_ptr(),
                 S::Elem::DATA_TYPE,
                 rp,
                 S::Elem::DATA_TYPE,
-                comm.as_raw(),
-                self.target().stream_raw(),
+                comm,
+                stream,
             )
         })
     }
@@ -453,17 +428,16 @@ pub trait Collectives<'scope> {
             (Some(_), false) => return Err(c.arg("only the root passes a send buffer")),
             (None, false) => std::ptr::null_mut(),
         };
-        let (api, _gate) = c.ready()?;
         // SAFETY: as for `all_reduce`; a NULL send buffer is read by no rank.
-        check(c.api, unsafe {
+        c.issue(|api, comm, stream| unsafe {
             (api.HcclScatter)(
                 sp,
                 rp,
                 count(r.len()),
                 S::Elem::DATA_TYPE,
                 root,
-                comm.as_raw(),
-                self.target().stream_raw(),
+                comm,
+                stream,
             )
         })
     }
@@ -479,17 +453,9 @@ pub trait Collectives<'scope> {
         c.peer(peer)?;
         let b = buf.region();
         let p = c.buffer("", &b)?;
-        let (api, _gate) = c.ready()?;
         // SAFETY: as for `all_reduce`.
-        check(c.api, unsafe {
-            (api.HcclSend)(
-                p,
-                count(b.len()),
-                S::Elem::DATA_TYPE,
-                peer,
-                comm.as_raw(),
-                self.target().stream_raw(),
-            )
+        c.issue(|api, comm, stream| unsafe {
+            (api.HcclSend)(p, count(b.len()), S::Elem::DATA_TYPE, peer, comm, stream)
         })
     }
 
@@ -503,17 +469,9 @@ pub trait Collectives<'scope> {
         c.peer(peer)?;
         let b = buf.region();
         let p = c.buffer("", &b)?;
-        let (api, _gate) = c.ready()?;
         // SAFETY: as for `all_reduce`.
-        check(c.api, unsafe {
-            (api.HcclRecv)(
-                p,
-                count(b.len()),
-                D::Elem::DATA_TYPE,
-                peer,
-                comm.as_raw(),
-                self.target().stream_raw(),
-            )
+        c.issue(|api, comm, stream| unsafe {
+            (api.HcclRecv)(p, count(b.len()), D::Elem::DATA_TYPE, peer, comm, stream)
         })
     }
 
@@ -554,28 +512,19 @@ pub trait Collectives<'scope> {
         if n == 0 {
             return Ok(());
         }
-        let (api, _gate) = c.ready()?;
         // SAFETY: every item's buffer is borrowed for 'scope (shared for sends, exclusive for
         // receives) and the scope waits for the stream before 'scope ends; `raw` holds `n`
         // items and lives across the call.
-        check(c.api, unsafe {
-            (api.HcclBatchSendRecv)(
-                raw.as_mut_ptr(),
-                n,
-                comm.as_raw(),
-                self.target().stream_raw(),
-            )
+        c.issue(|api, comm, stream| unsafe {
+            (api.HcclBatchSendRecv)(raw.as_mut_ptr(), n, comm, stream)
         })
     }
 
     /// `HcclBarrier`: the stream waits until every rank's stream reached the barrier.
     fn barrier(&self, comm: &'scope Comm) -> Result<()> {
         let c = Call::new("HcclBarrier", comm, self.target())?;
-        let (api, _gate) = c.ready()?;
         // SAFETY: live communicator and stream, both borrowed beyond the call.
-        check(c.api, unsafe {
-            (api.HcclBarrier)(comm.as_raw(), self.target().stream_raw())
-        })
+        c.issue(|api, comm, stream| unsafe { (api.HcclBarrier)(comm, stream) })
     }
 }
 
