@@ -87,37 +87,37 @@ fn failure_code(e: AclError) -> sys::aclError {
 }
 
 fn run_init(i: usize, cfg: *const c_char, len: usize) -> sys::aclError {
-    let Some(f) = lock(&INIT_SLOTS[i]).f.clone() else {
-        return AclError::SUCCESS.code();
-    };
-    let text = if cfg.is_null() || len == 0 {
-        String::new()
-    } else {
-        // SAFETY: the runtime passes the configuration text and its length for the call.
-        let bytes = unsafe { std::slice::from_raw_parts(cfg.cast::<u8>(), len) };
-        String::from_utf8_lossy(bytes).into_owned()
-    };
-    match catch_unwind(AssertUnwindSafe(|| f(&text))) {
-        Ok(Ok(())) => AclError::SUCCESS.code(),
-        Ok(Err(e)) => failure_code(e),
-        Err(p) => {
-            let message = host_fn::panic_message(&*p);
-            lock(&INIT_SLOTS[i]).panic.get_or_insert(message);
-            AclError::FAILURE.code()
-        }
-    }
+    run_caught(&INIT_SLOTS[i], |f| {
+        let text = if cfg.is_null() || len == 0 {
+            String::new()
+        } else {
+            // SAFETY: the runtime passes the configuration text and its length for the call.
+            let bytes = unsafe { std::slice::from_raw_parts(cfg.cast::<u8>(), len) };
+            String::from_utf8_lossy(bytes).into_owned()
+        };
+        f(&text)
+    })
 }
 
 fn run_finalize(i: usize) -> sys::aclError {
-    let Some(f) = lock(&FINALIZE_SLOTS[i]).f.clone() else {
+    run_caught(&FINALIZE_SLOTS[i], |f| f())
+}
+
+/// Runs the closure of `slot` through `call` (success when the slot is free), keeping the first
+/// panic in the slot: the code for the runtime, never an unwind.
+fn run_caught<F: ?Sized>(
+    slot: &Mutex<Slot<F>>,
+    call: impl FnOnce(&F) -> std::result::Result<(), AclError>,
+) -> sys::aclError {
+    let Some(f) = lock(slot).f.clone() else {
         return AclError::SUCCESS.code();
     };
-    match catch_unwind(AssertUnwindSafe(|| f())) {
+    match catch_unwind(AssertUnwindSafe(|| call(&f))) {
         Ok(Ok(())) => AclError::SUCCESS.code(),
         Ok(Err(e)) => failure_code(e),
         Err(p) => {
             let message = host_fn::panic_message(&*p);
-            lock(&FINALIZE_SLOTS[i]).panic.get_or_insert(message);
+            lock(slot).panic.get_or_insert(message);
             AclError::FAILURE.code()
         }
     }
@@ -172,6 +172,48 @@ fn free_slot<F: ?Sized>(m: &Mutex<Slot<F>>) -> Option<String> {
     panic
 }
 
+/// Takes a slot of `slots` for `f` and registers its trampoline with `register`; the slot goes
+/// free again when the runtime refuses. The slot's index.
+fn register_slot<F: ?Sized, T: Copy>(
+    slots: &[Mutex<Slot<F>>],
+    trampolines: &[T],
+    f: Arc<F>,
+    api: &'static str,
+    register: impl FnOnce(T) -> Result<()>,
+) -> Result<usize> {
+    let slot = take_slot(slots, f, api)?;
+    if let Err(e) = register(trampolines[slot]) {
+        free_slot(&slots[slot]);
+        return Err(e);
+    }
+    Ok(slot)
+}
+
+/// Unregisters a registration once (`unregister` makes the C call) and frees its slot: the
+/// panic its closure raised, if any. A refused call leaves it registered.
+fn unregister_slot<F: ?Sized>(
+    registered: &mut bool,
+    slot: &Mutex<Slot<F>>,
+    unregister: impl FnOnce() -> Result<()>,
+) -> Result<Option<String>> {
+    if !*registered {
+        return Ok(None);
+    }
+    unregister()?;
+    *registered = false;
+    // A call already running holds its own reference to the closure.
+    Ok(free_slot(slot))
+}
+
+/// The outcome of an explicit unregistration: the panic its closure raised, as
+/// [`Error::CallbackPanicked`] of `what`.
+fn panicked(what: &'static str, panic: Option<String>) -> Result<()> {
+    match panic {
+        None => Ok(()),
+        Some(message) => Err(Error::CallbackPanicked { what, message }),
+    }
+}
+
 /// A closure that `aclInit` runs (`aclInitCallbackRegister`), with the text of the
 /// configuration file `aclInit` was given (empty without one), until this is dropped or
 /// [`unregister`]ed (`aclInitCallbackUnRegister`).
@@ -200,20 +242,11 @@ impl InitCallback {
         F: Fn(&str) -> std::result::Result<(), AclError> + Send + Sync + 'static,
     {
         const API: &str = "aclInitCallbackRegister";
-        let slot = take_slot(&INIT_SLOTS, Arc::new(f), API)?;
-        // SAFETY: the trampoline matches the C signature and lives for the whole program; it
-        // takes no argument of ours.
-        let r = unsafe {
-            raw::aclInitCallbackRegister(
-                kind.into(),
-                Some(INIT_TRAMPOLINES[slot]),
-                std::ptr::null_mut(),
-            )
-        };
-        if let Err(e) = r {
-            free_slot(&INIT_SLOTS[slot]);
-            return Err(e);
-        }
+        let slot = register_slot(&INIT_SLOTS, &INIT_TRAMPOLINES, Arc::new(f), API, |t| {
+            // SAFETY: the trampoline matches the C signature and lives for the whole program;
+            // it takes no argument of ours.
+            unsafe { raw::aclInitCallbackRegister(kind.into(), Some(t), std::ptr::null_mut()) }
+        })?;
         Ok(InitCallback {
             kind,
             slot,
@@ -227,29 +260,18 @@ impl InitCallback {
     }
 
     fn unregister_inner(&mut self) -> Result<Option<String>> {
-        if !self.registered {
-            return Ok(None);
-        }
-        // SAFETY: the trampoline registered by `register` for this kind.
-        unsafe {
-            raw::aclInitCallbackUnRegister(self.kind.into(), Some(INIT_TRAMPOLINES[self.slot]))
-        }?;
-        self.registered = false;
-        // A call already running holds its own reference to the closure.
-        Ok(free_slot(&INIT_SLOTS[self.slot]))
+        let (kind, t) = (self.kind.into(), INIT_TRAMPOLINES[self.slot]);
+        unregister_slot(&mut self.registered, &INIT_SLOTS[self.slot], || {
+            // SAFETY: the trampoline registered by `register` for this kind.
+            unsafe { raw::aclInitCallbackUnRegister(kind, Some(t)) }
+        })
     }
 
     /// Unregisters the closure. A panic it raised while registered is reported as
     /// [`Error::CallbackPanicked`] (it is unregistered all the same). When the runtime refuses,
     /// the registration stays and the drop of this value tries again.
     pub fn unregister(mut self) -> Result<()> {
-        match self.unregister_inner()? {
-            None => Ok(()),
-            Some(message) => Err(Error::CallbackPanicked {
-                what: "init callback",
-                message,
-            }),
-        }
+        panicked("init callback", self.unregister_inner()?)
     }
 }
 
@@ -283,19 +305,18 @@ impl FinalizeCallback {
         F: Fn() -> std::result::Result<(), AclError> + Send + Sync + 'static,
     {
         const API: &str = "aclFinalizeCallbackRegister";
-        let slot = take_slot(&FINALIZE_SLOTS, Arc::new(f), API)?;
-        // SAFETY: as for `InitCallback::register`.
-        let r = unsafe {
-            raw::aclFinalizeCallbackRegister(
-                kind.into(),
-                Some(FINALIZE_TRAMPOLINES[slot]),
-                std::ptr::null_mut(),
-            )
-        };
-        if let Err(e) = r {
-            free_slot(&FINALIZE_SLOTS[slot]);
-            return Err(e);
-        }
+        let slot = register_slot(
+            &FINALIZE_SLOTS,
+            &FINALIZE_TRAMPOLINES,
+            Arc::new(f),
+            API,
+            |t| {
+                // SAFETY: as for `InitCallback::register`.
+                unsafe {
+                    raw::aclFinalizeCallbackRegister(kind.into(), Some(t), std::ptr::null_mut())
+                }
+            },
+        )?;
         Ok(FinalizeCallback {
             kind,
             slot,
@@ -309,30 +330,17 @@ impl FinalizeCallback {
     }
 
     fn unregister_inner(&mut self) -> Result<Option<String>> {
-        if !self.registered {
-            return Ok(None);
-        }
-        // SAFETY: the trampoline registered by `register` for this kind.
-        unsafe {
-            raw::aclFinalizeCallbackUnRegister(
-                self.kind.into(),
-                Some(FINALIZE_TRAMPOLINES[self.slot]),
-            )
-        }?;
-        self.registered = false;
-        Ok(free_slot(&FINALIZE_SLOTS[self.slot]))
+        let (kind, t) = (self.kind.into(), FINALIZE_TRAMPOLINES[self.slot]);
+        unregister_slot(&mut self.registered, &FINALIZE_SLOTS[self.slot], || {
+            // SAFETY: the trampoline registered by `register` for this kind.
+            unsafe { raw::aclFinalizeCallbackUnRegister(kind, Some(t)) }
+        })
     }
 
     /// Unregisters the closure, reporting a panic it raised as [`Error::CallbackPanicked`].
     /// When the runtime refuses, the registration stays and the drop of this value tries again.
     pub fn unregister(mut self) -> Result<()> {
-        match self.unregister_inner()? {
-            None => Ok(()),
-            Some(message) => Err(Error::CallbackPanicked {
-                what: "finalize callback",
-                message,
-            }),
-        }
+        panicked("finalize callback", self.unregister_inner()?)
     }
 }
 
