@@ -8,19 +8,17 @@
 //! dropped), releases of the handles it captured are handed to a release thread (the `deferred`
 //! module): the runtime forbids freeing or destroying on its callback thread.
 
-use crate::current;
 use crate::deferred::CallbackMark;
 use crate::error::{Error, Result};
 use crate::raw_enum::raw_enum;
 use crate::result;
 use crate::stream::{Stream, StreamShared};
+use crate::subscribed_thread::{SubscribedThread, Subscription};
 use ascendcl_sys as sys;
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 type Outcome = Result<()>;
@@ -228,76 +226,43 @@ raw_enum! {
 /// the thread that opened it (never by a callback it runs, which would wait for itself).
 #[derive(Debug)]
 pub struct ReportSubscription {
-    stream: Stream,
-    thread_id: u64,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<Result<()>>>,
+    thread: SubscribedThread<Reports>,
     _not_send: PhantomData<*mut ()>,
 }
 
 /// How long one `aclrtProcessReport` call waits before the report thread checks for shutdown.
 const REPORT_POLL_MS: i32 = 20;
 
-impl ReportSubscription {
-    pub(crate) fn subscribe(stream: &Stream) -> Result<Self> {
-        use std::os::unix::thread::JoinHandleExt;
-        stream.make_current()?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let (go_tx, go_rx) = std::sync::mpsc::channel::<bool>();
-        let ctx = stream.raw_context() as usize;
-        let stop2 = stop.clone();
-        let thread = std::thread::Builder::new()
-            .name("ascendcl-report".into())
-            .spawn(move || -> Result<()> {
-                if !go_rx.recv().unwrap_or(false) {
-                    return Ok(());
-                }
-                current::force_current(ctx as sys::aclrtContext)?;
-                loop {
-                    // Read before waiting: once asked to stop, the thread still runs every report
-                    // already queued (`NoBlock` callbacks the stream synchronisation did not wait
-                    // for) and leaves at the first wait that finds none, so no closure is left
-                    // behind unrun.
-                    let stopping = stop2.load(Ordering::Acquire);
-                    match result::report::process(REPORT_POLL_MS) {
-                        Ok(()) => {}
-                        Err(e)
-                            if e.code() == Some(sys::AclError::REPORT_TIMEOUT)
-                                || e.code() == Some(sys::AclError::WAIT_CALLBACK_TIMEOUT) =>
-                        {
-                            if stopping {
-                                return Ok(());
-                            }
-                        }
-                        Err(e) => return Err(e),
-                    }
-                }
-            })
-            .map_err(|e| {
-                Error::argument(
-                    "aclrtSubscribeReport",
-                    format!("cannot spawn the report thread: {e}"),
-                )
-            })?;
-        // `pthread_t` is a `u64` on Linux and a `usize` on macOS; the runtime takes a `u64`.
-        #[allow(clippy::unnecessary_cast)]
-        let thread_id = thread.as_pthread_t() as u64;
-        // SAFETY: the stream is live: the caller lends a handle on it.
-        if let Err(e) = unsafe { result::report::subscribe(thread_id, stream.as_raw()) } {
-            let _ = go_tx.send(false);
-            let _ = thread.join();
-            return Err(e);
-        }
-        let _ = go_tx.send(true);
-        Ok(ReportSubscription {
-            stream: stream.clone(),
-            thread_id,
-            stop,
-            thread: Some(thread),
-            _not_send: PhantomData,
-        })
+/// The report kind of subscription.
+#[derive(Debug)]
+struct Reports;
+
+impl Subscription for Reports {
+    const THREAD_NAME: &'static str = "ascendcl-report";
+    const SUBSCRIBE_API: &'static str = "aclrtSubscribeReport";
+    const THREAD: &'static str = "the report thread";
+
+    fn process() -> Result<()> {
+        result::report::process(REPORT_POLL_MS)
     }
 
+    fn timed_out(e: &Error) -> bool {
+        e.code() == Some(sys::AclError::REPORT_TIMEOUT)
+            || e.code() == Some(sys::AclError::WAIT_CALLBACK_TIMEOUT)
+    }
+
+    unsafe fn subscribe(thread_id: u64, stream: sys::aclrtStream) -> Result<()> {
+        // SAFETY: the caller's guarantee.
+        unsafe { result::report::subscribe(thread_id, stream) }
+    }
+
+    unsafe fn unsubscribe(thread_id: u64, stream: sys::aclrtStream) -> Result<()> {
+        // SAFETY: the caller's guarantee.
+        unsafe { result::report::unsubscribe(thread_id, stream) }
+    }
+}
+
+impl ReportSubscription {
     /// Enqueues `f` on the subscribed stream (`aclrtLaunchCallback`); the report thread runs it
     /// when the stream reaches it. Panics are caught and reported as for
     /// [`Stream::launch_host_fn`].
@@ -305,11 +270,12 @@ impl ReportSubscription {
     where
         F: FnOnce() + Send + 'static,
     {
-        self.stream.make_current()?;
-        let (arg, handle) = package(&self.stream, Box::new(f));
+        let stream = self.thread.stream();
+        stream.make_current()?;
+        let (arg, handle) = package(stream, Box::new(f));
         // SAFETY: the stream is live and subscribed; the trampoline consumes `arg` once.
         match unsafe {
-            result::report::launch_callback(trampoline, arg, block.into(), self.stream.as_raw())
+            result::report::launch_callback(trampoline, arg, block.into(), stream.as_raw())
         } {
             Ok(()) => Ok(handle),
             Err(e) => {
@@ -321,37 +287,19 @@ impl ReportSubscription {
 
     /// The OS thread id passed to `aclrtSubscribeReport`.
     pub fn thread_id(&self) -> u64 {
-        self.thread_id
+        self.thread.thread_id()
     }
 
     /// Unsubscribes and joins the report thread, reporting failures (including the report
     /// thread's own).
     pub fn close(mut self) -> Result<()> {
-        self.shutdown()
-    }
-
-    fn shutdown(&mut self) -> Result<()> {
-        let Some(thread) = self.thread.take() else {
-            return Ok(());
-        };
-        // Let the callbacks already enqueued run before the thread stops.
-        let synced = self.stream.synchronize();
-        self.stop.store(true, Ordering::Release);
-        let joined = thread.join().unwrap_or_else(|_| {
-            Err(Error::HostFnPanicked {
-                message: "the report thread panicked".into(),
-            })
-        });
-        let _ = self.stream.make_current();
-        // SAFETY: the stream is live: the subscription holds a handle on it.
-        let unsub = unsafe { result::report::unsubscribe(self.thread_id, self.stream.as_raw()) };
-        synced.and(joined).and(unsub)
+        self.thread.shutdown()
     }
 }
 
 impl Drop for ReportSubscription {
     fn drop(&mut self) {
-        crate::drop_errors::report(self.shutdown());
+        crate::drop_errors::report(self.thread.shutdown());
     }
 }
 
@@ -359,6 +307,9 @@ impl Stream {
     /// Starts a report thread for this stream (`aclrtSubscribeReport`), for
     /// [`ReportSubscription::launch_callback`].
     pub fn subscribe_report(&self) -> Result<ReportSubscription> {
-        ReportSubscription::subscribe(self)
+        Ok(ReportSubscription {
+            thread: SubscribedThread::start(self)?,
+            _not_send: PhantomData,
+        })
     }
 }

@@ -308,6 +308,7 @@ mod sharing;
 mod stream;
 mod stream_config;
 mod stream_control;
+mod subscribed_thread;
 mod value;
 mod vmm;
 
