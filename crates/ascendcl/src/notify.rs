@@ -93,15 +93,9 @@ impl Notify {
 
     /// Destroys the notify now (`aclrtDestroyNotify`); on failure it comes back with the error.
     pub fn destroy(mut self) -> ReleaseResult<(), Self> {
-        let r = self.device.ensure_current().and_then(|()| {
-            // SAFETY: the notify is live and owned by `self`; no scope borrows it (we own it).
-            unsafe { raw::aclrtDestroyNotify(self.raw) }
-        });
-        match r {
-            Ok(()) => {
-                self.raw = std::ptr::null_mut();
-                Ok(())
-            }
+        // SAFETY: the notify is live and owned by `self`; no scope borrows it (we own it).
+        match unsafe { destroy_now(&mut self.raw, &self.device) } {
+            Ok(()) => Ok(()),
             Err(e) => Err(ReleaseError::new(e, self)),
         }
     }
@@ -109,16 +103,40 @@ impl Notify {
 
 impl Drop for Notify {
     fn drop(&mut self) {
-        if self.raw.is_null() {
-            return;
-        }
-        let (raw, device) = (Raw(self.raw), self.device.clone());
-        deferred::release(move || {
-            device.ensure_current()?;
-            // SAFETY: the notify was owned by the dropped value and no scope borrows it.
-            unsafe { raw::aclrtDestroyNotify(raw.get()) }
-        });
+        // SAFETY: the notify (if not destroyed already) was owned by the dropped value and no
+        // scope borrows it.
+        unsafe { destroy_on_drop(self.raw, &self.device) }
     }
+}
+
+/// `aclrtDestroyNotify` of `*raw` with `device`'s context current; `*raw` is NULL afterwards,
+/// and unchanged on failure (the notify is still alive).
+///
+/// # Safety
+/// `*raw` is a live notify handle the caller owns, which no scope borrows.
+pub(crate) unsafe fn destroy_now(raw: &mut sys::aclrtNotify, device: &Device) -> Result<()> {
+    device.ensure_current()?;
+    // SAFETY: the caller's guarantee.
+    unsafe { raw::aclrtDestroyNotify(*raw) }?;
+    *raw = std::ptr::null_mut();
+    Ok(())
+}
+
+/// Hands the destruction of a dropped notify's `raw` (nothing when NULL: destroyed already)
+/// to the release thread.
+///
+/// # Safety
+/// `raw` is NULL or a live notify handle owned by the dropped value, which no scope borrows.
+pub(crate) unsafe fn destroy_on_drop(raw: sys::aclrtNotify, device: &Device) {
+    if raw.is_null() {
+        return;
+    }
+    let (raw, device) = (Raw(raw), device.clone());
+    deferred::release(move || {
+        device.ensure_current()?;
+        // SAFETY: the caller's guarantee: the handle is no one else's.
+        unsafe { raw::aclrtDestroyNotify(raw.get()) }
+    });
 }
 
 /// Seconds for `aclrtWaitAndResetNotify`: `None` waits for ever (0); durations are rounded up

@@ -4,10 +4,9 @@
 
 use super::key::{KEY_BUFFER, NotifyKey};
 use super::{Importers, Pid, raw_pids};
-use crate::deferred::{self, Raw};
 use crate::device::Device;
 use crate::error::Result;
-use crate::notify::Notify;
+use crate::notify::{self, Notify};
 use crate::raw;
 use crate::release::{ReleaseError, ReleaseResult};
 use crate::scope::Scope;
@@ -105,15 +104,9 @@ impl ImportedNotify {
 
     /// Destroys it now (`aclrtDestroyNotify`); on failure it comes back with the error.
     pub fn destroy(mut self) -> ReleaseResult<(), Self> {
-        let r = self.device.ensure_current().and_then(|()| {
-            // SAFETY: the handle is live and owned by `self`; no scope borrows it (we own it).
-            unsafe { raw::aclrtDestroyNotify(self.raw) }
-        });
-        match r {
-            Ok(()) => {
-                self.raw = std::ptr::null_mut();
-                Ok(())
-            }
+        // SAFETY: the handle is live and owned by `self`; no scope borrows it (we own it).
+        match unsafe { notify::destroy_now(&mut self.raw, &self.device) } {
+            Ok(()) => Ok(()),
             Err(e) => Err(ReleaseError::new(e, self)),
         }
     }
@@ -121,15 +114,9 @@ impl ImportedNotify {
 
 impl Drop for ImportedNotify {
     fn drop(&mut self) {
-        if self.raw.is_null() {
-            return;
-        }
-        let (raw, device) = (Raw(self.raw), self.device.clone());
-        deferred::release(move || {
-            device.ensure_current()?;
-            // SAFETY: the handle was owned by the dropped value and no scope borrows it.
-            unsafe { raw::aclrtDestroyNotify(raw.get()) }
-        });
+        // SAFETY: the handle (if not destroyed already) was owned by the dropped value and no
+        // scope borrows it.
+        unsafe { notify::destroy_on_drop(self.raw, &self.device) }
     }
 }
 
