@@ -1,9 +1,9 @@
 //! [`DeviceBuffer`]: device memory of one device (`aclrtMalloc` … `aclrtFree`), and the
 //! allocation helpers on [`Device`].
 
+use super::device_views;
 use super::policy::{DeviceAlloc, MallocConfig, MallocPolicy};
 use super::repr::DeviceRepr;
-use super::slice::{DeviceSlice, DeviceSliceMut};
 use crate::copy::{self, CopyDest, CopySource, MemoryLocation, RawRegion};
 use crate::current;
 use crate::deferred::{self, Raw};
@@ -12,7 +12,6 @@ use crate::error::{Error, Result};
 use crate::release::{ReleaseError, ReleaseResult};
 use crate::result;
 use ascendcl_sys as sys;
-use std::ops::RangeBounds;
 use std::ptr::NonNull;
 
 /// Device memory holding `len` elements of `T` (`aclrtMalloc` / `aclrtFree`).
@@ -230,26 +229,6 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             .with_context(self.ctx)
     }
 
-    /// A view of the whole buffer.
-    pub fn as_view(&self) -> DeviceSlice<'_, T> {
-        DeviceSlice::new(self.region())
-    }
-
-    /// A mutable view of the whole buffer.
-    pub fn as_view_mut(&mut self) -> DeviceSliceMut<'_, T> {
-        DeviceSliceMut::new(self.region())
-    }
-
-    /// A view of the elements in `range`; an out-of-bounds range is an error, not a panic.
-    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'_, T>> {
-        self.as_view().into_slice(range)
-    }
-
-    /// A mutable view of the elements in `range`.
-    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceSliceMut<'_, T>> {
-        self.as_view_mut().into_slice_mut(range)
-    }
-
     /// Copies `src` (host memory, pageable or pinned) into the buffer; lengths must be equal
     /// (`aclrtMemcpy`, host to device).
     #[inline]
@@ -337,6 +316,8 @@ fn release<T>(ptr: *mut T, bytes: usize, ctx: sys::aclrtContext) -> Result<()> {
     // `drop`).
     unsafe { result::memory::free(ptr.cast()) }
 }
+
+device_views!(DeviceBuffer, "buffer");
 
 impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {

@@ -18,7 +18,7 @@
 //! [`Stream::scope`]: crate::Stream::scope
 
 use super::repr::DeviceRepr;
-use crate::copy::{CopyDest, CopySource, MemoryLocation, RawRegion};
+use crate::copy::{MemoryLocation, RawRegion};
 use crate::current;
 use crate::deferred::{self, Raw};
 use crate::device::Device;
@@ -421,21 +421,8 @@ impl<T: DeviceRepr> ManagedView<'_, T> {
     pub fn mapped_bytes(&self) -> usize {
         self.mapped
     }
-}
 
-// SAFETY: the view holds the buffer's exclusive borrow for its whole life: the memory is valid,
-// unmoved and not accessed by the host for as long as any borrow of the view.
-unsafe impl<T: DeviceRepr> CopySource for ManagedView<'_, T> {
-    type Elem = T;
-    fn source_region(&self) -> RawRegion<T> {
-        self.region
-    }
-}
-
-// SAFETY: as above.
-unsafe impl<T: DeviceRepr> CopyDest for ManagedView<'_, T> {
-    type Elem = T;
-    fn dest_region(&mut self) -> RawRegion<T> {
+    pub(super) fn region(&self) -> RawRegion<T> {
         self.region
     }
 }

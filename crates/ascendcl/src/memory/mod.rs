@@ -36,7 +36,6 @@ pub use slice::{DeviceSlice, DeviceSliceMut};
 
 pub(crate) use slice::resolve_range;
 
-use crate::copy::{CopyDest, CopySource, RawRegion};
 use crate::error::{Error, Result};
 
 /// `len` elements of `T` in bytes, or an argument error naming `api`.
@@ -45,8 +44,10 @@ fn byte_len<T>(api: &'static str, len: usize) -> Result<usize> {
         .ok_or_else(|| Error::argument(api, format!("{len} elements overflow usize bytes")))
 }
 
-/// Implements [`CopySource`] (and, for the types listed after `dest:`, [`CopyDest`]) through the
-/// type's own `region()`, which describes the memory it owns or borrows.
+/// Implements [`CopySource`](crate::CopySource) (and, for the types listed after `dest:`,
+/// [`CopyDest`](crate::CopyDest)) through the type's own `region()`, which describes the memory
+/// it owns or borrows. Used by every typed memory of the crate (here, and for mappings and IPC
+/// memory); each invocation says why its types' regions meet the contract below.
 macro_rules! copy_endpoints {
     (source: $($src:ty),* ; dest: $($dst:ty),* $(,)?) => {
         $(
@@ -54,10 +55,10 @@ macro_rules! copy_endpoints {
             // `len` elements at the stated location (with the context of its device, if any,
             // alive) for as long as the borrow of `self`, and written by nobody else meanwhile
             // (the types below give out no other access while borrowed shared).
-            unsafe impl<T: DeviceRepr> CopySource for $src {
+            unsafe impl<T: $crate::memory::DeviceRepr> $crate::copy::CopySource for $src {
                 type Elem = T;
                 #[inline]
-                fn source_region(&self) -> RawRegion<T> {
+                fn source_region(&self) -> $crate::copy::RawRegion<T> {
                     self.region()
                 }
             }
@@ -65,19 +66,59 @@ macro_rules! copy_endpoints {
         $(
             // SAFETY: as above, valid for writes and accessed by nobody else for as long as the
             // exclusive borrow of `self`.
-            unsafe impl<T: DeviceRepr> CopyDest for $dst {
+            unsafe impl<T: $crate::memory::DeviceRepr> $crate::copy::CopyDest for $dst {
                 type Elem = T;
                 #[inline]
-                fn dest_region(&mut self) -> RawRegion<T> {
+                fn dest_region(&mut self) -> $crate::copy::RawRegion<T> {
                     self.region()
                 }
             }
         )*
     };
 }
+pub(crate) use copy_endpoints;
 
+/// The views of typed device memory whose `region()` describes all of it: `as_view`,
+/// `as_view_mut`, `slice` and `slice_mut` of `$ty<T>`, documented as views of the `$what`.
+macro_rules! device_views {
+    ($ty:ident, $what:literal) => {
+        impl<T: $crate::memory::DeviceRepr> $ty<T> {
+            #[doc = concat!("A view of the whole ", $what, ".")]
+            pub fn as_view(&self) -> $crate::memory::DeviceSlice<'_, T> {
+                $crate::memory::DeviceSlice::new(self.region())
+            }
+
+            #[doc = concat!("A mutable view of the whole ", $what, ".")]
+            pub fn as_view_mut(&mut self) -> $crate::memory::DeviceSliceMut<'_, T> {
+                $crate::memory::DeviceSliceMut::new(self.region())
+            }
+
+            /// A view of the elements in `range`; an out-of-bounds range is an error, not a
+            /// panic.
+            pub fn slice(
+                &self,
+                range: impl ::std::ops::RangeBounds<usize>,
+            ) -> $crate::error::Result<$crate::memory::DeviceSlice<'_, T>> {
+                self.as_view().into_slice(range)
+            }
+
+            /// A mutable view of the elements in `range`.
+            pub fn slice_mut(
+                &mut self,
+                range: impl ::std::ops::RangeBounds<usize>,
+            ) -> $crate::error::Result<$crate::memory::DeviceSliceMut<'_, T>> {
+                self.as_view_mut().into_slice_mut(range)
+            }
+        }
+    };
+}
+pub(crate) use device_views;
+
+// Each type's `region()` is memory it owns or borrows from its owner (a managed view borrows its
+// buffer exclusively), unmoved while the value is borrowed.
 copy_endpoints!(
     source: DeviceBuffer<T>, DeviceSlice<'_, T>, DeviceSliceMut<'_, T>, HostBuffer<T>,
-        HostRegistration<T>;
+        HostRegistration<T>, ManagedView<'_, T>;
     dest: DeviceBuffer<T>, DeviceSliceMut<'_, T>, HostBuffer<T>, HostRegistration<T>,
+        ManagedView<'_, T>,
 );

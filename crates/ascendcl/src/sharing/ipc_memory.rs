@@ -3,17 +3,16 @@
 
 use super::key::{IpcMemKey, KEY_BUFFER};
 use super::{ClaimKey, ImportClaim, Importers, Pid, raw_pids};
-use crate::copy::{self, CopyDest, CopySource, MemoryLocation, RawRegion};
+use crate::copy::{self, CopySource, MemoryLocation, RawRegion};
 use crate::deferred;
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::memory::{DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut};
+use crate::memory::{DeviceBuffer, DeviceRepr, DeviceSliceMut, copy_endpoints, device_views};
 use crate::raw;
 use crate::release::{ReleaseError, ReleaseResult};
 use ascendcl_sys as sys;
 use std::ffi::{c_char, c_void};
 use std::mem::ManuallyDrop;
-use std::ops::RangeBounds;
 use std::ptr::NonNull;
 
 /// A device buffer exported to other processes under an [`IpcMemKey`]
@@ -22,9 +21,9 @@ use std::ptr::NonNull;
 ///
 /// It owns the buffer: it was taken by value, so no scope was using it when its pages became
 /// shareable, and it is freed only after the key is closed, the order the runtime asks for. It
-/// is still the exporter's memory: a [`CopySource`] and [`CopyDest`] like the buffer
-/// ([`IpcMemExport::buffer`] reaches the buffer's reading methods, [`IpcMemExport::as_view_mut`]
-/// a mutable view), written by the importers too.
+/// is still the exporter's memory: a [`CopySource`] and [`CopyDest`](crate::CopyDest) like the
+/// buffer ([`IpcMemExport::buffer`] reaches the buffer's reading methods,
+/// [`IpcMemExport::as_view_mut`] a mutable view), written by the importers too.
 ///
 /// | operation | C function |
 /// |---|---|
@@ -71,6 +70,11 @@ impl<T: DeviceRepr> IpcMemExport<T> {
     /// The exported buffer.
     pub fn buffer(&self) -> &DeviceBuffer<T> {
         &self.buf
+    }
+
+    #[inline]
+    fn region(&self) -> RawRegion<T> {
+        self.buf.source_region()
     }
 
     /// A mutable view of the exported memory, for the writing methods of a view. (The buffer
@@ -158,23 +162,8 @@ impl<T: DeviceRepr> Drop for IpcMemExport<T> {
     }
 }
 
-// SAFETY: the buffer's own region, valid while the export (and so the buffer) is borrowed.
-unsafe impl<T: DeviceRepr> CopySource for IpcMemExport<T> {
-    type Elem = T;
-    #[inline]
-    fn source_region(&self) -> RawRegion<T> {
-        self.buf.source_region()
-    }
-}
-
-// SAFETY: as above, for writes while exclusively borrowed.
-unsafe impl<T: DeviceRepr> CopyDest for IpcMemExport<T> {
-    type Elem = T;
-    #[inline]
-    fn dest_region(&mut self) -> RawRegion<T> {
-        self.buf.dest_region()
-    }
-}
+// The exported buffer's own memory, valid while the export (and so the buffer) is borrowed.
+copy_endpoints!(source: IpcMemExport<T>; dest: IpcMemExport<T>);
 
 bitflags::bitflags! {
     /// How [`IpcMemImport::open`] imports (`ACL_RT_IPC_MEM_IMPORT_FLAG_*`).
@@ -190,14 +179,15 @@ bitflags::bitflags! {
 /// Device memory another process exported, imported into this one as elements of `T`
 /// (`aclrtIpcMemImportByKey`; closed with `aclrtIpcMemClose` on drop).
 ///
-/// The import is the memory: a [`CopySource`] and [`CopyDest`] for copies and, borrowed, for
-/// [`Stream::scope`](crate::Stream::scope) operations, with views ([`IpcMemImport::slice`])
-/// borrowed from it. Closing consumes it, so neither a view nor a scope can use the memory after
-/// the import ended. Its length comes from the runtime (`aclrtMemGetAddressRange` of the
-/// imported address: the size the exporter shared), never from the key. One live import per key
-/// in a process (a second is an [`Error::Argument`]): `aclrtIpcMemClose` ends a key's latest
-/// import, so an import of the same key made through [`raw`](crate::raw) alongside would be
-/// ended by this one's close. `Send + Sync`; it keeps its device open.
+/// The import is the memory: a [`CopySource`] and [`CopyDest`](crate::CopyDest) for copies and,
+/// borrowed, for [`Stream::scope`](crate::Stream::scope) operations, with views
+/// ([`IpcMemImport::slice`]) borrowed from it. Closing consumes it, so neither a view nor a scope
+/// can use the memory after the import ended. Its length comes from the runtime
+/// (`aclrtMemGetAddressRange` of the imported address: the size the exporter shared), never from
+/// the key. One live import per key in a process (a second is an [`Error::Argument`]):
+/// `aclrtIpcMemClose` ends a key's latest import, so an import of the same key made through
+/// [`raw`](crate::raw) alongside would be ended by this one's close. `Send + Sync`; it keeps its
+/// device open.
 ///
 /// | operation | C function |
 /// |---|---|
@@ -322,26 +312,6 @@ impl<T: DeviceRepr> IpcMemImport<T> {
         .with_context(self.device.raw_context())
     }
 
-    /// A view of the whole import.
-    pub fn as_view(&self) -> DeviceSlice<'_, T> {
-        DeviceSlice::new(self.region())
-    }
-
-    /// A mutable view of the whole import.
-    pub fn as_view_mut(&mut self) -> DeviceSliceMut<'_, T> {
-        DeviceSliceMut::new(self.region())
-    }
-
-    /// A view of the elements in `range`; out of bounds is an error.
-    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'_, T>> {
-        self.as_view().into_slice(range)
-    }
-
-    /// A mutable view of the elements in `range`.
-    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceSliceMut<'_, T>> {
-        self.as_view_mut().into_slice_mut(range)
-    }
-
     /// Copies `src` (host memory) into the import; lengths must be equal (`aclrtMemcpy`).
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         copy::copy(self, src)
@@ -384,21 +354,7 @@ impl<T: DeviceRepr> Drop for IpcMemImport<T> {
     }
 }
 
-// SAFETY: `region()` describes the imported mapping, valid for `len` elements while the import
-// is borrowed (closing consumes it), with its device's context alive while it holds the device.
-unsafe impl<T: DeviceRepr> CopySource for IpcMemImport<T> {
-    type Elem = T;
-    #[inline]
-    fn source_region(&self) -> RawRegion<T> {
-        self.region()
-    }
-}
-
-// SAFETY: as above, for writes while exclusively borrowed.
-unsafe impl<T: DeviceRepr> CopyDest for IpcMemImport<T> {
-    type Elem = T;
-    #[inline]
-    fn dest_region(&mut self) -> RawRegion<T> {
-        self.region()
-    }
-}
+// The imported mapping, valid for `len` elements while the import is borrowed (closing consumes
+// it), with its device's context alive while it holds the device.
+copy_endpoints!(source: IpcMemImport<T>; dest: IpcMemImport<T>);
+device_views!(IpcMemImport, "import");

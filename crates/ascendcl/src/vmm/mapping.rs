@@ -7,14 +7,13 @@ use super::range::VirtualRange;
 use crate::copy::{self, CopyDest, CopySource, MemoryLocation, RawRegion};
 use crate::deferred::{self, Raw};
 use crate::error::{Error, Result};
-use crate::memory::{DeviceRepr, DeviceSlice, DeviceSliceMut};
+use crate::memory::{DeviceRepr, copy_endpoints, device_views};
 use crate::raw;
 use crate::raw_enum::raw_enum;
 use crate::release::{ReleaseError, ReleaseResult};
 use ascendcl_sys as sys;
 use std::ffi::c_void;
 use std::mem::ManuallyDrop;
-use std::ops::RangeBounds;
 use std::ptr::NonNull;
 
 /// Physical memory mapped into part of a [`VirtualRange`], as `len` elements of `T`
@@ -134,26 +133,6 @@ impl<T: DeviceRepr> Mapping<T> {
     #[inline]
     fn region(&self) -> RawRegion<T> {
         RawRegion::new(self.ptr.as_ptr(), self.len, self.location).with_context(self.ctx)
-    }
-
-    /// A view of the whole mapping.
-    pub fn as_view(&self) -> DeviceSlice<'_, T> {
-        DeviceSlice::new(self.region())
-    }
-
-    /// A mutable view of the whole mapping.
-    pub fn as_view_mut(&mut self) -> DeviceSliceMut<'_, T> {
-        DeviceSliceMut::new(self.region())
-    }
-
-    /// A view of the elements in `range`; out of bounds is an error.
-    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'_, T>> {
-        self.as_view().into_slice(range)
-    }
-
-    /// A mutable view of the elements in `range`.
-    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceSliceMut<'_, T>> {
-        self.as_view_mut().into_slice_mut(range)
     }
 
     /// Copies `src` (host memory) into the mapping; lengths must be equal (`aclrtMemcpy`).
@@ -281,25 +260,11 @@ impl<T: DeviceRepr> Drop for Mapping<T> {
     }
 }
 
-// SAFETY: `region()` describes the mapping's own memory, valid for `len` elements while the
-// mapping is borrowed (it cannot be unmapped meanwhile: unmapping consumes it), with the
-// context of its device, alive while the physical memory holds the device.
-unsafe impl<T: DeviceRepr> CopySource for Mapping<T> {
-    type Elem = T;
-    #[inline]
-    fn source_region(&self) -> RawRegion<T> {
-        self.region()
-    }
-}
-
-// SAFETY: as above, for writes while exclusively borrowed.
-unsafe impl<T: DeviceRepr> CopyDest for Mapping<T> {
-    type Elem = T;
-    #[inline]
-    fn dest_region(&mut self) -> RawRegion<T> {
-        self.region()
-    }
-}
+// The mapping's own memory, valid for `len` elements while the mapping is borrowed (it cannot be
+// unmapped meanwhile: unmapping consumes it), with the context of its device, alive while the
+// physical memory holds the device.
+copy_endpoints!(source: Mapping<T>; dest: Mapping<T>);
+device_views!(Mapping, "mapping");
 
 raw_enum! {
     /// Access rights of a mapping (`aclrtMemAccessFlags`).
