@@ -380,13 +380,17 @@ pub(crate) mod memory {
         out(|p| unsafe { raw::aclrtMallocCached(p, size, policy) })
     }
 
-    /// The configuration of the `...WithCfg` functions for `attrs`: NULL when there are none.
-    /// The returned struct points into `attrs`.
-    fn malloc_config(attrs: &mut [sys::aclrtMallocAttribute]) -> Option<sys::aclrtMallocConfig> {
-        (!attrs.is_empty()).then_some(sys::aclrtMallocConfig {
+    /// Calls `f` with the configuration of the `...WithCfg` functions for `attrs`: NULL when
+    /// there are none, else a struct pointing into `attrs` that lives for the call.
+    fn with_malloc_config<R>(
+        attrs: &mut [sys::aclrtMallocAttribute],
+        f: impl FnOnce(*mut sys::aclrtMallocConfig) -> R,
+    ) -> R {
+        let mut cfg = (!attrs.is_empty()).then_some(sys::aclrtMallocConfig {
             attrs: attrs.as_mut_ptr(),
             numAttrs: attrs.len(),
-        })
+        });
+        f(cfg.as_mut().map_or(std::ptr::null_mut(), |c| c as *mut _))
     }
 
     /// `aclrtMallocWithCfg`.
@@ -395,11 +399,11 @@ pub(crate) mod memory {
         policy: u32,
         attrs: &mut [sys::aclrtMallocAttribute],
     ) -> Result<*mut c_void> {
-        let mut cfg = malloc_config(attrs);
-        let cfg = cfg.as_mut().map_or(std::ptr::null_mut(), |c| c as *mut _);
-        // SAFETY: a valid out-pointer; NULL or a configuration whose attributes live for the
-        // call; the runtime validates size and policy.
-        out(|p| unsafe { raw::aclrtMallocWithCfg(p, size, policy, cfg) })
+        with_malloc_config(attrs, |cfg| {
+            // SAFETY: a valid out-pointer; NULL or a configuration whose attributes live for
+            // the call; the runtime validates size and policy.
+            out(|p| unsafe { raw::aclrtMallocWithCfg(p, size, policy, cfg) })
+        })
     }
 
     /// `aclrtMallocForTaskScheduler`.
@@ -408,10 +412,10 @@ pub(crate) mod memory {
         policy: u32,
         attrs: &mut [sys::aclrtMallocAttribute],
     ) -> Result<*mut c_void> {
-        let mut cfg = malloc_config(attrs);
-        let cfg = cfg.as_mut().map_or(std::ptr::null_mut(), |c| c as *mut _);
-        // SAFETY: as for `malloc_with_cfg`.
-        out(|p| unsafe { raw::aclrtMallocForTaskScheduler(p, size, policy, cfg) })
+        with_malloc_config(attrs, |cfg| {
+            // SAFETY: as for `malloc_with_cfg`.
+            out(|p| unsafe { raw::aclrtMallocForTaskScheduler(p, size, policy, cfg) })
+        })
     }
 
     /// `aclrtMallocHostWithCfg`.
@@ -419,12 +423,12 @@ pub(crate) mod memory {
         size: usize,
         attrs: &mut [sys::aclrtMallocAttribute],
     ) -> Result<*mut c_void> {
-        let mut cfg = malloc_config(attrs);
-        let cfg = cfg.as_mut().map_or(std::ptr::null_mut(), |c| c as *mut _);
         // `usize` always fits the runtime's `uint64_t` size.
         let size = size as u64;
-        // SAFETY: as for `malloc_with_cfg`.
-        out(|p| unsafe { raw::aclrtMallocHostWithCfg(p, size, cfg) })
+        with_malloc_config(attrs, |cfg| {
+            // SAFETY: as for `malloc_with_cfg`.
+            out(|p| unsafe { raw::aclrtMallocHostWithCfg(p, size, cfg) })
+        })
     }
 
     /// # Safety
