@@ -93,19 +93,33 @@ acl! {
     }
 }
 
+/// The model and stream of a call on a bound stream (`aclmdlRIUnbindStream`,
+/// `aclmdlRIEndTask`), checked in the runtime's order: `modelRI` not NULL, models offered, a
+/// built model, a live stream that is not capturing.
+fn built_and_stream(
+    modelRI: aclmdlRI,
+    stream: aclrtStream,
+) -> R<(Arc<model::Model>, Arc<crate::stream::Stream>)> {
+    if modelRI.is_null() {
+        return fail(INVALID_PARAM, "modelRI is NULL");
+    }
+    models()?;
+    let m = built(modelRI)?;
+    let s = state::stream(handle(stream))?;
+    if s.capturing().is_some() {
+        return fail(
+            RT_STREAM_CAPTURED,
+            format!("stream {:#x} is capturing", s.handle),
+        );
+    }
+    Ok((m, s))
+}
+
 acl! {
     /// `aclmdlRIUnbindStream`: the stream leaves the model and runs its tasks again (107005
     /// when it is not bound to this model).
     fn aclmdlRIUnbindStream(modelRI: aclmdlRI, stream: aclrtStream) {
-        if modelRI.is_null() {
-            return fail(INVALID_PARAM, "modelRI is NULL");
-        }
-        models()?;
-        let m = built(modelRI)?;
-        let s = state::stream(handle(stream))?;
-        if s.capturing().is_some() {
-            return fail(RT_STREAM_CAPTURED, format!("stream {:#x} is capturing", s.handle));
-        }
+        let (m, s) = built_and_stream(modelRI, stream)?;
         if !m.unbind(s.handle) {
             return fail(RT_STREAM_MODEL, format!("stream {:#x} is not bound to model {:#x}", s.handle, m.handle));
         }
@@ -118,15 +132,7 @@ acl! {
     /// `aclmdlRIEndTask`: marks the end of the stream's part of the model (an execution of the
     /// stream stops there).
     fn aclmdlRIEndTask(modelRI: aclmdlRI, stream: aclrtStream) {
-        if modelRI.is_null() {
-            return fail(INVALID_PARAM, "modelRI is NULL");
-        }
-        models()?;
-        let m = built(modelRI)?;
-        let s = state::stream(handle(stream))?;
-        if s.capturing().is_some() {
-            return fail(RT_STREAM_CAPTURED, format!("stream {:#x} is capturing", s.handle));
-        }
+        let (m, s) = built_and_stream(modelRI, stream)?;
         m.push_bound(s.handle, Step::End)
     }
 }
