@@ -70,12 +70,8 @@ fn put_fail(fi: Option<&Out<usize>>, i: usize) {
     }
 }
 
-/// `aclrtMemcpyBatch[V2]` after the failIndex check.
-///
-/// # Safety
-/// The C contract of `aclrtMemcpyBatch`.
-#[allow(clippy::too_many_arguments)]
-unsafe fn batch_sync(
+/// The arrays of a copy batch as `aclrtMemcpyBatch[Async][V2]` take them.
+struct Batch {
     dsts: *mut *mut c_void,
     destMaxs: *mut usize,
     srcs: *mut *mut c_void,
@@ -84,35 +80,52 @@ unsafe fn batch_sync(
     attrs: *mut aclrtMemcpyBatchAttr,
     attrsIndexes: *mut usize,
     numAttrs: usize,
-    fi: Option<&Out<usize>>,
-) -> R {
-    if sizes.is_null() {
-        return fail(INVALID_PARAM, "sizes is NULL");
+}
+
+impl Batch {
+    /// The checks every batch function makes first: `sizes` is not NULL, the batch not empty.
+    fn check_counts(&self) -> R {
+        if self.sizes.is_null() {
+            return fail(INVALID_PARAM, "sizes is NULL");
+        }
+        if self.numBatches == 0 {
+            return fail(INVALID_PARAM, "numBatches is 0");
+        }
+        Ok(())
     }
-    if numBatches == 0 {
-        return fail(INVALID_PARAM, "numBatches is 0");
-    }
-    // SAFETY: each array is NULL or holds numBatches (numAttrs) elements (C contract).
-    let (d, m, s, z, a, ai) = unsafe {
-        (
-            slice(dsts.cast::<usize>(), numBatches, "dsts")?,
-            slice(destMaxs, numBatches, "destMaxs")?,
-            slice(srcs.cast::<usize>(), numBatches, "srcs")?,
-            slice(sizes, numBatches, "sizes")?,
-            slice(attrs, numAttrs, "attrs")?,
-            slice(attrsIndexes, numAttrs, "attrsIndexes")?,
-        )
-    };
-    let attrs: Vec<BatchAttr> = a
-        .iter()
+}
+
+/// The attributes as the copy layer takes them.
+fn batch_attrs(a: &[aclrtMemcpyBatchAttr]) -> Vec<BatchAttr> {
+    a.iter()
         .map(|x| BatchAttr {
             dst_type: x.dstLoc.type_,
             src_type: x.srcLoc.type_,
             rsv_zero: x.rsv.iter().all(|b| *b == 0),
         })
-        .collect();
+        .collect()
+}
+
+/// `aclrtMemcpyBatch[V2]` after the failIndex check.
+///
+/// # Safety
+/// The C contract of `aclrtMemcpyBatch`.
+unsafe fn batch_sync(b: Batch, fi: Option<&Out<usize>>) -> R {
+    b.check_counts()?;
+    let n = b.numBatches;
+    // SAFETY: each array is NULL or holds numBatches (numAttrs) elements (C contract).
+    let (d, m, s, z, a, ai) = unsafe {
+        (
+            slice(b.dsts.cast::<usize>(), n, "dsts")?,
+            slice(b.destMaxs, n, "destMaxs")?,
+            slice(b.srcs.cast::<usize>(), n, "srcs")?,
+            slice(b.sizes, n, "sizes")?,
+            slice(b.attrs, b.numAttrs, "attrs")?,
+            slice(b.attrsIndexes, b.numAttrs, "attrsIndexes")?,
+        )
+    };
     // SAFETY: C contract: pageable ranges are valid for the copies.
-    match unsafe { copy::memcpy_batch(d, m, s, z, &attrs, ai) } {
+    match unsafe { copy::memcpy_batch(d, m, s, z, &batch_attrs(a), ai) } {
         Ok(()) => {
             put_fail(fi, usize::MAX);
             Ok(())
@@ -130,16 +143,18 @@ acl! {
     fn aclrtMemcpyBatch(dsts: *mut *mut c_void, destMaxs: *mut usize, srcs: *mut *mut c_void, sizes: *mut usize, numBatches: usize, attrs: *mut aclrtMemcpyBatchAttr, attrsIndexes: *mut usize, numAttrs: usize, failIndex: *mut usize) {
         // SAFETY: C contract (NULL or valid).
         let fi = unsafe { Out::new(failIndex, "failIndex") }?;
+        let b = Batch { dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs };
         // SAFETY: the caller's C contract.
-        unsafe { batch_sync(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, Some(&fi)) }
+        unsafe { batch_sync(b, Some(&fi)) }
     }
 }
 
 acl! {
     /// `aclrtMemcpyBatchV2`: `aclrtMemcpyBatch` without the failing index.
     fn aclrtMemcpyBatchV2(dsts: *mut *mut c_void, destMaxs: *mut usize, srcs: *mut *mut c_void, sizes: *mut usize, numBatches: usize, attrs: *mut aclrtMemcpyBatchAttr, attrsIndexes: *mut usize, numAttrs: usize) {
+        let b = Batch { dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs };
         // SAFETY: the caller's C contract.
-        unsafe { batch_sync(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, None) }
+        unsafe { batch_sync(b, None) }
     }
 }
 
@@ -147,27 +162,11 @@ acl! {
 ///
 /// # Safety
 /// The C contract of `aclrtMemcpyBatchAsync`.
-#[allow(clippy::too_many_arguments)]
-unsafe fn batch_async(
-    dsts: *mut *mut c_void,
-    destMaxs: *mut usize,
-    srcs: *mut *mut c_void,
-    sizes: *mut usize,
-    numBatches: usize,
-    attrs: *mut aclrtMemcpyBatchAttr,
-    attrsIndexes: *mut usize,
-    numAttrs: usize,
-    fi: Option<&Out<usize>>,
-    stream: aclrtStream,
-) -> R {
-    if sizes.is_null() {
-        return fail(INVALID_PARAM, "sizes is NULL");
-    }
-    if numBatches == 0 {
-        return fail(INVALID_PARAM, "numBatches is 0");
-    }
+unsafe fn batch_async(b: Batch, fi: Option<&Out<usize>>, stream: aclrtStream) -> R {
+    b.check_counts()?;
+    let n = b.numBatches;
     // SAFETY: sizes holds numBatches elements (C contract).
-    let z = unsafe { slice(sizes, numBatches, "sizes") }?;
+    let z = unsafe { slice(b.sizes, n, "sizes") }?;
     if z.iter().all(|&s| s == 0) {
         put_fail(fi, usize::MAX);
         return Ok(());
@@ -175,14 +174,14 @@ unsafe fn batch_async(
     // SAFETY: each array is NULL or holds numBatches (numAttrs) elements (C contract).
     let (d, m, s, a, ai) = unsafe {
         (
-            slice(dsts.cast::<usize>(), numBatches, "dsts")?,
-            slice(destMaxs, numBatches, "destMaxs")?,
-            slice(srcs.cast::<usize>(), numBatches, "srcs")?,
-            slice(attrs, numAttrs, "attrs")?,
-            slice(attrsIndexes, numAttrs, "attrsIndexes")?,
+            slice(b.dsts.cast::<usize>(), n, "dsts")?,
+            slice(b.destMaxs, n, "destMaxs")?,
+            slice(b.srcs.cast::<usize>(), n, "srcs")?,
+            slice(b.attrs, b.numAttrs, "attrs")?,
+            slice(b.attrsIndexes, b.numAttrs, "attrsIndexes")?,
         )
     };
-    if let Some(i) = (0..numBatches).find(|&i| m[i] < z[i]) {
+    if let Some(i) = (0..n).find(|&i| m[i] < z[i]) {
         put_fail(fi, i);
         return fail(
             INVALID_PARAM,
@@ -198,16 +197,8 @@ unsafe fn batch_async(
     put_fail(fi, usize::MAX);
     let st = state::stream(handle(stream))?;
     state::check_stream_context(&st)?;
-    let attrs: Vec<BatchAttr> = a
-        .iter()
-        .map(|x| BatchAttr {
-            dst_type: x.dstLoc.type_,
-            src_type: x.srcLoc.type_,
-            rsv_zero: true,
-        })
-        .collect();
     // SAFETY: C contract: pageable ranges are valid now, pinned ones until the copies ran.
-    match unsafe { copy::memcpy_batch_async(d, m, s, z, &attrs, ai, &st) } {
+    match unsafe { copy::memcpy_batch_async(d, m, s, z, &batch_attrs(a), ai, &st) } {
         Ok(()) => Ok(()),
         Err((i, f)) => {
             put_fail(fi, i.unwrap_or(usize::MAX));
@@ -224,16 +215,18 @@ acl! {
     fn aclrtMemcpyBatchAsync(dsts: *mut *mut c_void, destMaxs: *mut usize, srcs: *mut *mut c_void, sizes: *mut usize, numBatches: usize, attrs: *mut aclrtMemcpyBatchAttr, attrsIndexes: *mut usize, numAttrs: usize, failIndex: *mut usize, stream: aclrtStream) {
         // SAFETY: C contract (NULL or valid).
         let fi = unsafe { Out::new(failIndex, "failIndex") }?;
+        let b = Batch { dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs };
         // SAFETY: the caller's C contract.
-        unsafe { batch_async(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, Some(&fi), stream) }
+        unsafe { batch_async(b, Some(&fi), stream) }
     }
 }
 
 acl! {
     /// `aclrtMemcpyBatchAsyncV2`: `aclrtMemcpyBatchAsync` without the failing index.
     fn aclrtMemcpyBatchAsyncV2(dsts: *mut *mut c_void, destMaxs: *mut usize, srcs: *mut *mut c_void, sizes: *mut usize, numBatches: usize, attrs: *mut aclrtMemcpyBatchAttr, attrsIndexes: *mut usize, numAttrs: usize, stream: aclrtStream) {
+        let b = Batch { dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs };
         // SAFETY: the caller's C contract.
-        unsafe { batch_async(dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs, None, stream) }
+        unsafe { batch_async(b, None, stream) }
     }
 }
 
