@@ -3,8 +3,9 @@
 
 use crate::error::*;
 use crate::stream::HostFn;
+use crate::subscriptions::Subscriptions;
 use crate::sync::{lock, wait_until};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::ffi::c_void;
 use std::sync::{Arc, Condvar, LazyLock, Mutex};
 use std::time::{Duration, Instant};
@@ -94,13 +95,8 @@ impl ReportQueue {
     }
 }
 
-#[derive(Default)]
-struct Subs {
-    by_stream: HashMap<usize, u64>,
-    queues: HashMap<u64, Arc<ReportQueue>>,
-}
-
-static SUBS: LazyLock<Mutex<Subs>> = LazyLock::new(|| Mutex::new(Subs::default()));
+static SUBS: LazyLock<Mutex<Subscriptions>> =
+    LazyLock::new(|| Mutex::new(Subscriptions::default()));
 
 /// The calling thread's id as `aclrtSubscribeReport` expects it (`pthread_self`).
 pub(crate) fn thread_id() -> u64 {
@@ -110,33 +106,21 @@ pub(crate) fn thread_id() -> u64 {
 
 /// Routes the callbacks of `stream` to thread `tid`.
 pub(crate) fn subscribe(tid: u64, stream: usize) -> R {
-    let mut s = lock(&SUBS);
-    if let Some(t) = s.by_stream.get(&stream) {
-        return fail(
+    lock(&SUBS).subscribe(tid, stream).or_else(|t| {
+        fail(
             RT_STREAM_SUBSCRIBE,
             format!("stream {stream:#x} is already subscribed to thread {t:#x}"),
-        );
-    }
-    s.by_stream.insert(stream, tid);
-    s.queues.entry(tid).or_default();
-    Ok(())
+        )
+    })
 }
 
 /// Undoes [`subscribe`].
 pub(crate) fn unsubscribe(tid: u64, stream: usize) -> R {
-    let mut s = lock(&SUBS);
-    if s.by_stream.get(&stream) != Some(&tid) {
+    if !lock(&SUBS).unsubscribe(tid, stream) {
         return fail(
             RT_STREAM_NO_CB_REG,
             format!("stream {stream:#x} is not subscribed to thread {tid:#x}"),
         );
-    }
-    s.by_stream.remove(&stream);
-    if let Some(q) = s.queues.get(&tid).cloned() {
-        q.drop_stream(stream);
-        if !s.by_stream.values().any(|t| *t == tid) {
-            s.queues.remove(&tid);
-        }
     }
     Ok(())
 }
@@ -144,30 +128,19 @@ pub(crate) fn unsubscribe(tid: u64, stream: usize) -> R {
 /// Forgets a destroyed stream's subscriptions (reports and host functions).
 pub(crate) fn stream_gone(stream: usize) {
     crate::host_func::stream_gone(stream);
-    let tid = lock(&SUBS).by_stream.get(&stream).copied();
-    if let Some(tid) = tid {
-        let _ = unsubscribe(tid, stream);
-    }
+    lock(&SUBS).stream_gone(stream);
 }
 
 /// Forgets every subscription (aclFinalize).
 pub(crate) fn clear() {
     crate::host_func::clear();
-    let mut s = lock(&SUBS);
-    let streams: Vec<usize> = s.by_stream.keys().copied().collect();
-    for (_, q) in s.queues.drain() {
-        for st in &streams {
-            q.drop_stream(*st);
-        }
-    }
-    s.by_stream.clear();
+    lock(&SUBS).clear();
 }
 
 /// The report queue of the thread subscribed to `stream`.
 pub(crate) fn queue_for(stream: usize) -> R<Arc<ReportQueue>> {
-    let s = lock(&SUBS);
-    match s.by_stream.get(&stream).and_then(|t| s.queues.get(t)) {
-        Some(q) => Ok(Arc::clone(q)),
+    match lock(&SUBS).queue_for_stream(stream) {
+        Some(q) => Ok(q),
         None => fail(
             RT_STREAM_NO_CB_REG,
             format!(
@@ -187,7 +160,7 @@ pub(crate) fn process(timeout: i32) -> R {
         );
     }
     let tid = thread_id();
-    let q = lock(&SUBS).queues.get(&tid).cloned();
+    let q = lock(&SUBS).queue_of_thread(tid);
     let Some(q) = q else {
         return fail(
             RT_THREAD_SUBSCRIBE,

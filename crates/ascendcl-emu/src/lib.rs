@@ -67,6 +67,7 @@ mod soc;
 mod state;
 mod stream;
 mod stream_state;
+mod subscriptions;
 mod sync;
 mod unsupported;
 mod vmm;
