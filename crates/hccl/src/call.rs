@@ -6,7 +6,7 @@ use crate::comm::Comm;
 use crate::error::{Error, Result, check};
 use crate::gate::{self, CallGuard};
 use crate::layout::Blocks;
-use ascendcl::{MemoryLocation, RawRegion, Stream};
+use ascendcl::{AsyncDest, AsyncSource, MemoryLocation, RawRegion, Stream};
 use std::borrow::Cow;
 use std::ffi::c_void;
 use std::marker::PhantomData;
@@ -126,6 +126,18 @@ impl<'a> Call<'a> {
         Ok(())
     }
 
+    /// The send and receive buffers of a collective, each device memory of the communicator's
+    /// device (the send buffer checked first).
+    pub(crate) fn buffers<'s, S, D>(&self, send: &S, recv: &mut D) -> Result<Buffers<S::Elem>>
+    where
+        S: AsyncSource<'s>,
+        D: AsyncDest<'s, Elem = S::Elem>,
+    {
+        let (s, r) = (send.region(), recv.region());
+        let (sp, rp) = (self.buffer("send", &s)?, self.buffer("receive", &r)?);
+        Ok(Buffers { s, r, sp, rp })
+    }
+
     /// The address of `r`, which must be device memory of the communicator's device.
     pub(crate) fn buffer<T>(&self, what: &str, r: &RawRegion<T>) -> Result<*mut c_void> {
         self.location(what, r.location())?;
@@ -187,6 +199,13 @@ impl<'a> Call<'a> {
         Ok(())
     }
 
+    /// A V-collective's own block: the length `len` must be this rank's count in `blocks`
+    /// (named `block`; a missing count is 0).
+    pub(crate) fn own_block(&self, len: (&str, usize), block: &str, blocks: &Blocks) -> Result<()> {
+        let own = blocks.count(self.comm.rank() as usize).unwrap_or(0);
+        self.equal(len, (block, own))
+    }
+
     /// `r` is a rank of the communicator.
     pub(crate) fn rank(&self, what: &str, r: u32) -> Result<()> {
         if r >= self.comm.size() {
@@ -206,6 +225,14 @@ impl<'a> Call<'a> {
         }
         Ok(())
     }
+}
+
+/// A collective's send and receive regions and their addresses, from [`Call::buffers`].
+pub(crate) struct Buffers<T> {
+    pub(crate) s: RawRegion<T>,
+    pub(crate) r: RawRegion<T>,
+    pub(crate) sp: *mut c_void,
+    pub(crate) rp: *mut c_void,
 }
 
 /// An element count as the C functions take it.

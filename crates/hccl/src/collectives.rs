@@ -3,7 +3,7 @@
 //! keeps this crate's error type.
 
 use crate::batch::SendRecv;
-use crate::call::{Call, Target, count};
+use crate::call::{Buffers, Call, Target, count};
 use crate::comm::Comm;
 use crate::element::{Element, ReduceOp};
 use crate::error::{Error, Result};
@@ -48,8 +48,7 @@ pub trait Collectives<'scope> {
         D: AsyncDest<'scope, Elem = S::Elem>,
     {
         let c = Call::new("HcclAllReduce", comm, self.target())?;
-        let (s, r) = (send.region(), recv.region());
-        let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
+        let Buffers { s, r, sp, rp } = c.buffers(&send, &mut recv)?;
         c.equal(("send", s.len()), ("receive", r.len()))?;
         // SAFETY: both regions are borrowed for 'scope, and the scope (or group) waits for the
         // stream before 'scope ends; the communicator is borrowed for 'scope too.
@@ -122,8 +121,7 @@ pub trait Collectives<'scope> {
     {
         let c = Call::new("HcclReduce", comm, self.target())?;
         c.rank("root", root)?;
-        let (s, r) = (send.region(), recv.region());
-        let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
+        let Buffers { s, r, sp, rp } = c.buffers(&send, &mut recv)?;
         c.equal(("send", s.len()), ("receive", r.len()))?;
         // SAFETY: as for `all_reduce`.
         c.issue(|api, comm, stream| unsafe {
@@ -155,8 +153,7 @@ pub trait Collectives<'scope> {
         D: AsyncDest<'scope, Elem = S::Elem>,
     {
         let c = Call::new("HcclReduceScatter", comm, self.target())?;
-        let (s, r) = (send.region(), recv.region());
-        let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
+        let Buffers { s, r, sp, rp } = c.buffers(&send, &mut recv)?;
         c.size_times(("send", s.len()), ("receive", r.len()))?;
         // SAFETY: as for `all_reduce`.
         c.issue(|api, comm, stream| unsafe {
@@ -190,11 +187,9 @@ pub trait Collectives<'scope> {
         D: AsyncDest<'scope, Elem = S::Elem>,
     {
         let c = Call::new("HcclReduceScatterV", comm, self.target())?;
-        let (s, r) = (send.region(), recv.region());
-        let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
+        let Buffers { s, r, sp, rp } = c.buffers(&send, &mut recv)?;
         c.blocks("send", send_blocks, s.len(), false)?;
-        let own = send_blocks.count(comm.rank() as usize).unwrap_or(0);
-        c.equal(("receive", r.len()), ("this rank's send block", own))?;
+        c.own_block(("receive", r.len()), "this rank's send block", send_blocks)?;
         c.disjoint(&s, &r)?;
         // SAFETY: as for `all_reduce`; the count and displacement arrays hold one u64 per rank
         // and are borrowed for 'scope (a group reads them when it ends).
@@ -222,8 +217,7 @@ pub trait Collectives<'scope> {
         D: AsyncDest<'scope, Elem = S::Elem>,
     {
         let c = Call::new("HcclAllGather", comm, self.target())?;
-        let (s, r) = (send.region(), recv.region());
-        let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
+        let Buffers { s, r, sp, rp } = c.buffers(&send, &mut recv)?;
         c.size_times(("receive", r.len()), ("send", s.len()))?;
         // SAFETY: as for `all_reduce`.
         c.issue(|api, comm, stream| unsafe {
@@ -248,11 +242,9 @@ pub trait Collectives<'scope> {
         D: AsyncDest<'scope, Elem = S::Elem>,
     {
         let c = Call::new("HcclAllGatherV", comm, self.target())?;
-        let (s, r) = (send.region(), recv.region());
-        let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
+        let Buffers { s, r, sp, rp } = c.buffers(&send, &mut recv)?;
         c.blocks("receive", recv_blocks, r.len(), true)?;
-        let own = recv_blocks.count(comm.rank() as usize).unwrap_or(0);
-        c.equal(("send", s.len()), ("this rank's receive block", own))?;
+        c.own_block(("send", s.len()), "this rank's receive block", recv_blocks)?;
         c.disjoint(&s, &r)?;
         // SAFETY: as for `reduce_scatter_v`.
         c.issue(|api, comm, stream| unsafe {
@@ -278,8 +270,7 @@ pub trait Collectives<'scope> {
         D: AsyncDest<'scope, Elem = S::Elem>,
     {
         let c = Call::new("HcclAlltoAll", comm, self.target())?;
-        let (s, r) = (send.region(), recv.region());
-        let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
+        let Buffers { s, r, sp, rp } = c.buffers(&send, &mut recv)?;
         let n = comm.size() as usize;
         if s.len() != r.len() || s.len() % n != 0 {
             return Err(c.arg(format!(
@@ -325,8 +316,7 @@ pub trait Collectives<'scope> {
         D: AsyncDest<'scope, Elem = S::Elem>,
     {
         let c = Call::new("HcclAlltoAllV", comm, self.target())?;
-        let (s, r) = (send.region(), recv.region());
-        let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
+        let Buffers { s, r, sp, rp } = c.buffers(&send, &mut recv)?;
         c.blocks("send", send_blocks, s.len(), false)?;
         c.blocks("receive", recv_blocks, r.len(), true)?;
         c.disjoint(&s, &r)?;
@@ -365,8 +355,7 @@ pub trait Collectives<'scope> {
         D: AsyncDest<'scope, Elem = S::Elem>,
     {
         let c = Call::new("HcclAlltoAllVC", comm, self.target())?;
-        let (s, r) = (send.region(), recv.region());
-        let (sp, rp) = (c.buffer("send", &s)?, c.buffer("receive", &r)?);
+        let Buffers { s, r, sp, rp } = c.buffers(&send, &mut recv)?;
         let (n, me) = (comm.size() as usize, comm.rank() as usize);
         if counts.ranks() != n {
             return Err(c.arg(format!(
