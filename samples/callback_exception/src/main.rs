@@ -10,10 +10,14 @@
 //! in a fixed order. The program checks what the callback received; it ends with
 //! `[SUCCESS] ...`, or `[FAILURE] ...` and exit status 1.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{
     AclError, CallbackBlock, DeviceBuffer, DeviceErrorType, ExceptionCallback, ExceptionInfo,
     FailureMode, MallocPolicy, Runtime,
 };
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 use std::sync::mpsc;
@@ -21,10 +25,6 @@ use std::time::Duration;
 
 mod kernels {
     include!(concat!(env!("OUT_DIR"), "/ascendc-build/kernel_ops.rs"));
-}
-
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
 }
 
 /// How long the host function holds the stream at most (it is released long before).

@@ -7,15 +7,14 @@
 //! it, with no thread to create. After the wait (`aclrtSynchronizeStream`) the counter must read
 //! 1, and the closure must have run once, on another thread than the main one.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{FailureMode, ReduceKind, Runtime};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 use std::sync::mpsc;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Run the callback_hostfunc sample successfully.";
 const FAIL: &str = "Run the callback_hostfunc sample failed.";
@@ -62,15 +61,5 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

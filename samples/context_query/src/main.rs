@@ -8,14 +8,13 @@
 //! against the device's limits (`aclrtGetDeviceResLimit`: nothing lowered them, so they agree),
 //! and destroys the context (`aclrtDestroyContext`).
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{ResourceKind, Runtime, current_context};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 /// What the program prints when every query answered (the reference's last line).
 const DONE: &str = "[SUCCESS] Context query sample completed successfully";
@@ -64,15 +63,5 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

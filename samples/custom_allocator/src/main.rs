@@ -9,16 +9,15 @@
 //! The allocator is unregistered (`aclrtAllocatorUnregister`) and its descriptor destroyed when
 //! the registration goes.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{Allocator, DeviceBuffer, MallocPolicy, PointerLocation, Runtime};
+use report::info;
 use std::error::Error;
 use std::ffi::c_void;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU32, Ordering};
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Run the custom_allocator sample successfully.";
 const FAIL: &str = "Run the custom_allocator sample failed.";
@@ -117,15 +116,5 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

@@ -12,7 +12,11 @@
 //! The reference resets the device at the end of the worker (`aclrtResetDeviceForce`); here the
 //! device is reset when its last handle — the main thread's — goes.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{DeviceAttr, DeviceBuffer, HostBuffer, MallocPolicy, ResourceKind, Runtime};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 
@@ -20,11 +24,6 @@ use std::process::ExitCode;
 #[allow(dead_code)]
 mod kernels {
     include!(concat!(env!("OUT_DIR"), "/ascendc-build/kernel_add.rs"));
-}
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
 }
 
 const OK: &str = "Run the device_multi_thread sample successfully.";
@@ -162,15 +161,5 @@ fn run() -> BoxResult<()> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

@@ -7,16 +7,16 @@
 //! Expected: `result[0..7]` = 1.2, 2.2, 3.2, 5.4, 6.4, 7.4, 9.6, 10.6, then `[SUCCESS] ...`
 //! (`[FAILURE] ...` and exit status 1 otherwise).
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::Runtime;
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 
 mod kernels {
     include!(concat!(env!("OUT_DIR"), "/ascendc-build/add.rs"));
-}
-
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
 }
 
 const SELF: [f32; 8] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];

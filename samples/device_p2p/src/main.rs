@@ -10,14 +10,13 @@
 //!
 //! The value is the reference's: `rand() % 256` with the C library's default seed, 103.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{DeviceBuffer, HostBuffer, MallocPolicy, Runtime};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Run the device_P2P sample successfully.";
 const FAIL: &str = "Run the device_P2P sample failed.";
@@ -76,15 +75,5 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

@@ -8,14 +8,13 @@
 //! device's verbose error information (`aclrtGetErrorVerbose`). Read a second time, each is
 //! empty: reading consumed them. Every value is checked against what the failure must have left.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{Device, Runtime, last_error, peek_last_error, recent_error_message};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Run the error_handling sample successfully.";
 const FAIL: &str = "Run the error_handling sample failed.";
@@ -101,15 +100,5 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

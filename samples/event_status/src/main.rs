@@ -7,15 +7,14 @@
 //! complete; once the host lets the task go and waits for the event (`aclrtSynchronizeEvent`) it
 //! is, and the value reads 1.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{FailureMode, ReduceKind, Runtime};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 use std::sync::mpsc;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Run the event_status sample successfully.";
 const FAIL: &str = "Run the event_status sample failed.";
@@ -86,15 +85,5 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

@@ -8,16 +8,15 @@
 //! and checks that the timestamps are ordered, agree with the elapsed time, and that the long
 //! task took at least the 20 ms it was held, longer than the short one.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{Claimed, DeviceBuffer, Event, FailureMode, ReduceKind, Runtime, Scope, Stream};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::Duration;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Run the event_timestamp sample successfully.";
 const FAIL: &str = "Run the event_timestamp sample failed.";
@@ -127,15 +126,5 @@ fn run() -> Res {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

@@ -10,16 +10,15 @@
 //! status (`aclrtQueryEventWaitStatus`) is NOT_READY while the consumer waits and COMPLETE once
 //! both streams are synchronised; the value is then 2.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{EventWaitStatus, Handoff, ReduceKind, Runtime};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::Duration;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Event wait diagnostics sample executed successfully.";
 const FAIL: &str = "Event wait diagnostics sample failed.";
@@ -121,15 +120,5 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

@@ -9,14 +9,13 @@
 //! so the sample needs no operator library (and has no operator workspace or data-buffer
 //! descriptor to print). Every element is checked against the host's `self + alpha * other`.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{ReduceKind, Runtime};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Sample run successfully!";
 const FAIL: &str = "Sample run failed.";
@@ -90,15 +89,5 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

@@ -11,8 +11,12 @@
 //!
 //! [`HostRegistration::device_view_mut`]: ascendcl::HostRegistration::device_view_mut
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{HostRegisterFlags, HostRegistration, Runtime};
 use half::f16;
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 
@@ -21,11 +25,6 @@ use std::process::ExitCode;
 #[allow(dead_code)]
 mod kernels {
     include!(concat!(env!("OUT_DIR"), "/ascendc-build/zero_copy_add.rs"));
-}
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
 }
 
 /// The kernel's shape (constants of kernels/zero_copy_add.cpp).

@@ -10,6 +10,8 @@
 //! enforce. `cargo xtask sample ipc_memory_withoutpid` compares A's `Source data:` with B's
 //! `Destination data:`; each process also checks the value.
 
+#[path = "../../common/report.rs"]
+mod report;
 #[path = "../../common/two_process.rs"]
 mod two_process;
 
@@ -18,14 +20,10 @@ use ascendcl::{
     DeviceBuffer, Importers, IpcImportFlags, IpcMemExport, IpcMemImport, IpcMemKey, MallocPolicy,
     Runtime,
 };
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 use two_process::{Parent, Peer};
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 /// The value process A writes and process B reads.
 const VALUE: i32 = 123;

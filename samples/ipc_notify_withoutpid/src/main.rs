@@ -13,6 +13,8 @@
 //! ipc_notify_withoutpid` compares B's `Source data:` with A's `Destination data:`; A also checks the
 //! value with a copy.
 
+#[path = "../../common/report.rs"]
+mod report;
 #[path = "../../common/two_process.rs"]
 mod two_process;
 
@@ -21,14 +23,10 @@ use ascendcl::{
     DeviceBuffer, ImportedNotify, Importers, IpcImportFlags, IpcMemExport, IpcMemImport, IpcMemKey,
     MallocPolicy, Notify, NotifyImportFlags, NotifyKey, Runtime,
 };
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 use two_process::{PATIENCE, Parent, Peer};
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 /// The value process B writes and process A reads.
 const VALUE: i32 = 123;

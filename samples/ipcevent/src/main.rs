@@ -12,18 +12,16 @@
 //! stand for work of its own ("doing some work..."); this one goes straight on. The long task
 //! A records behind, and B's look at the record in flight, are not in the reference.
 
+#[path = "../../common/report.rs"]
+mod report;
 #[path = "../../common/two_process.rs"]
 mod two_process;
 
 use ascendcl::{EventFlags, IpcEventHandle, Runtime};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 use two_process::{PATIENCE, Parent, Peer};
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 /// `aclrtQueryEventStatus` as the reference prints it: 1 completed, 0 not yet.
 fn status(complete: bool) -> i32 {

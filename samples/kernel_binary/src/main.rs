@@ -13,7 +13,11 @@
 //! mode they are placeholder data that the launch copies to the device. Prints the steps, the
 //! error ratio, then `[SUCCESS] result correct` or `[FAILURE] ...` (exit status 1).
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{KernelArgs, LaunchConfig, Module, Runtime};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 
@@ -78,10 +82,6 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
         ));
     }
     Ok(Some(o))
-}
-
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
 }
 
 /// Deterministic inputs.

@@ -13,17 +13,16 @@
 //!
 //! [`ManagedView`]: ascendcl::ManagedView
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{AclError, ManagedBuffer, ManagedLocation, MemAdvice, Runtime};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 
 mod kernels {
     include!(concat!(env!("OUT_DIR"), "/ascendc-build/uvm_add.rs"));
-}
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
 }
 
 const N: usize = 8 * 2048;

@@ -9,14 +9,13 @@
 //!
 //! [`Scope::copy_with_desc`]: ascendcl::Scope::copy_with_desc
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{MemcpyDescriptor, Runtime};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const ELEMENTS: usize = 1024;
 
@@ -53,15 +52,9 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] Memcpy descriptor sample executed successfully.");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] Memcpy descriptor sample failed.");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(
+        run(),
+        "Memcpy descriptor sample executed successfully.",
+        "Memcpy descriptor sample failed.",
+    )
 }

@@ -7,14 +7,13 @@
 //! (`aclrtReduceAsync`) with `other * alpha` staged from the host (the built-in tasks have no
 //! multiply); both executions are checked against the host's computation.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{CaptureMode, DeviceBuffer, MallocPolicy, Model, ReduceKind, Runtime};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Run the model_update sample successfully.";
 const FAIL: &str = "Run the model_update sample failed.";
@@ -93,15 +92,5 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

@@ -19,19 +19,18 @@
 //! (`aclrtSynchronizeStreamWithTimeout`, `aclrtSynchronizeEventWithTimeout`): the expected
 //! timeouts (507046, 507047) are printed as the reference prints them, then the task is let go.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{
     AclError, Claimed, DeviceBuffer, FailureMode, Handoff, Notify, ReduceKind, Runtime, Scope,
     Stream,
 };
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::Duration;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Run the multi_stream sample successfully.";
 const FAIL: &str = "Run the multi_stream sample failed.";
@@ -243,15 +242,5 @@ fn run() -> Res {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

@@ -9,16 +9,15 @@
 //! (`aclrtStreamQuery`), and aborts A's stream (`aclrtStreamAbort`) if the write has not
 //! released it within 30 s, so it cannot hang.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{DeviceWord, Runtime, ValueCompare};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 /// The value stream A waits for and stream B writes.
 const VALUE: u64 = 100;
@@ -113,18 +112,10 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            // run.sh's verdict: the flag read after the wait is the one written before the write.
-            println!(
-                "[SUCCESS] Memory semantics synchronization across multiple streams is successful"
-            );
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] Memory semantics synchronization across multiple streams failed");
-            ExitCode::FAILURE
-        }
-    }
+    // run.sh's verdict: the flag read after the wait is the one written before the write.
+    report::verdict(
+        run(),
+        "Memory semantics synchronization across multiple streams is successful",
+        "Memory semantics synchronization across multiple streams failed",
+    )
 }

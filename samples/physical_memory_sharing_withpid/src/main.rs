@@ -13,6 +13,8 @@
 //! `cargo xtask sample physical_memory_sharing_withpid` compares A's `Source data:` with B's
 //! `Destination data:`; each process also checks the value.
 
+#[path = "../../common/report.rs"]
+mod report;
 #[path = "../../common/two_process.rs"]
 mod two_process;
 
@@ -21,14 +23,10 @@ use ascendcl::{
     GranularityOption, HostBuffer, Importers, MemAccess, MemAttr, PhysicalMemProp, PhysicalMemory,
     Pid, Runtime, ShareableHandle, VirtualRange, copy,
 };
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 use two_process::{Parent, Peer};
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 /// The value process A writes and process B reads.
 const VALUE: i32 = 123;

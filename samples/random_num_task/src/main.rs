@@ -9,6 +9,9 @@
 //! and each draw is checked against its distribution: its range, and its mean and spread (or
 //! its share of dropped bits). Drawn again from a reset state, the normal numbers repeat.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::half::{bf16, f16};
 use ascendcl::{Device, DeviceBuffer, Distribution, RandomElem, RandomState, Runtime, Stream};
 use std::error::Error;
@@ -161,15 +164,5 @@ fn run() -> Res {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

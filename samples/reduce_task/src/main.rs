@@ -5,6 +5,9 @@
 //! stream, element by element: {2, 4, 6, 8}, checked against the host's sum. (The other kinds,
 //! `ReduceKind::Max`, `Min`, `Equal`, work the same way; the crate's tests check each.)
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{ReduceKind, Runtime};
 use std::error::Error;
 use std::process::ExitCode;
@@ -39,15 +42,5 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

@@ -13,15 +13,14 @@
 //! [`ReportSubscription`]: ascendcl::ReportSubscription
 //! [`HostFnSubscription`]: ascendcl::HostFnSubscription
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{AclError, CallbackBlock, FailureMode, ReduceKind, Runtime};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Run the simple_callback sample successfully.";
 const FAIL: &str = "Run the simple_callback sample failed.";
@@ -154,15 +153,5 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

@@ -8,16 +8,15 @@
 //! followed by a marker write, so that the branch taken is checked: the model executes on
 //! another stream (`aclmdlRIExecuteAsync`) with index 1, then again with index 0.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{
     DeviceBuffer, Label, LabelList, MallocPolicy, Model, Runtime, StreamFlags, StreamRole,
 };
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Run the simple_label sample successfully.";
 const FAIL: &str = "Run the simple_label sample failed.";
@@ -101,15 +100,5 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

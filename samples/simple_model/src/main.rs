@@ -9,14 +9,13 @@
 //! `other` (all 2) is the sum of the vector with itself. The result is checked against the
 //! host's `(self + other * alpha) * other` after every execution.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{CaptureMode, DeviceBuffer, HostBuffer, MallocPolicy, Model, ReduceKind, Runtime};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Run the simple_model sample successfully.";
 const FAIL: &str = "Run the simple_model sample failed.";
@@ -85,15 +84,5 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

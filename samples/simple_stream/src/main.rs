@@ -13,16 +13,15 @@
 //! step is raw FFI: the default stream's handle (`aclrtCtxGetCurrentDefaultStream`, through
 //! `CurrentContext::default_stream`), `aclrtReduceAsync` and `aclrtSynchronizeStream` on it.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{
     Context, DeviceBuffer, FailureMode, ReduceKind, Runtime, Stream, StreamStatus, raw,
 };
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Run the simple_stream sample successfully.";
 const FAIL: &str = "Run the simple_stream sample failed.";
@@ -134,15 +133,5 @@ fn run() -> Res {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

@@ -8,14 +8,13 @@
 //! (`aclrtStreamGetId`, `aclrtStreamGetFlags`, `aclrtStreamGetPriority`, in one
 //! [`StreamConfig`]) and checked against what it was created with.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{Device, Runtime, Stream, StreamConfig, StreamConfigHandle, StreamFlags};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Stream config query sample executed successfully.";
 const FAIL: &str = "Stream config query sample failed.";
@@ -94,15 +93,5 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

@@ -9,16 +9,16 @@
 //! The program checks each code and value; it ends with `[SUCCESS] ...`, or `[FAILURE] ...` and
 //! exit status 1.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::{AclError, DeviceBuffer, FailureMode, Runtime, Stream, StreamFlags};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
 
 mod kernels {
     include!(concat!(env!("OUT_DIR"), "/ascendc-build/kernel_ops.rs"));
-}
-
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
 }
 
 /// The code of a call's result (0 for success), as the reference sample prints it.

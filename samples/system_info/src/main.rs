@@ -7,15 +7,14 @@
 //! (`aclDataTypeSize`), then finalises. The conversions and sizes are checked against the host's
 //! own (`half::f16`, `size_of`), and a release's version number against its text.
 
+#[path = "../../common/report.rs"]
+mod report;
+
 use ascendcl::half::f16;
 use ascendcl::{Runtime, VersionNumber, raw, sys};
+use report::info;
 use std::error::Error;
 use std::process::ExitCode;
-
-/// `INFO_LOG` of the reference samples.
-macro_rules! info {
-    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
-}
 
 const OK: &str = "Run the system_info sample successfully.";
 const FAIL: &str = "Run the system_info sample failed.";
@@ -89,15 +88,5 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            println!("[SUCCESS] {OK}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            println!("[FAILURE] {FAIL}");
-            ExitCode::FAILURE
-        }
-    }
+    report::verdict(run(), OK, FAIL)
 }

@@ -1,0 +1,32 @@
+//! The lines the samples print as CANN's do, shared by them (`#[path]`-included, as CANN's
+//! samples share their `utils.h`): `INFO_LOG` ([`info!`]) and the verdict that ends a sample
+//! ([`verdict`]).
+
+// Each sample uses the part it needs.
+#![allow(dead_code, unused_macros)]
+
+use std::fmt::Display;
+use std::process::ExitCode;
+
+/// `INFO_LOG` of the reference samples: the message after `[INFO]  `.
+macro_rules! info {
+    ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
+}
+#[allow(unused_imports)]
+pub(crate) use info;
+
+/// The sample's last lines and exit status: `[SUCCESS] {ok}` when `result` is `Ok`; otherwise
+/// the error after `[ERROR]  `, then `[FAILURE] {fail}`, and a failing status.
+pub fn verdict<E: Display>(result: Result<(), E>, ok: &str, fail: &str) -> ExitCode {
+    match result {
+        Ok(()) => {
+            println!("[SUCCESS] {ok}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("[ERROR]  {e}");
+            println!("[FAILURE] {fail}");
+            ExitCode::FAILURE
+        }
+    }
+}
