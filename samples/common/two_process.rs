@@ -7,6 +7,9 @@
 //! Nothing waits for ever: every message is awaited at most [`PATIENCE`], and B is awaited at
 //! most that long to end. B never outlives A: dropping the [`Peer`] kills a B that still runs
 //! (A failed half-way), and B gives up when A's end of the pipe closes.
+//!
+//! [`main`] runs the process the role names and prints the verdict; the memory-sharing samples
+//! end their exchange with [`Parent::complete`] and [`Peer::completion`].
 
 // Each sample uses the part of the exchange it needs.
 #![allow(dead_code)]
@@ -14,7 +17,7 @@
 use std::error::Error;
 use std::fmt::Display;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitCode, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -29,6 +32,37 @@ const MARK: &str = "@@ ";
 /// Whether this process was started as process B.
 pub fn is_process_b() -> bool {
     std::env::args().nth(1).as_deref() == Some(ROLE_B)
+}
+
+/// A two-process sample's `main`: runs `process_b` in process B and `process_a` otherwise. An
+/// error is printed after `[ERROR]  Process A: ` (or `B: `); process A then ends with the
+/// verdict, `[SUCCESS] {ok}` or `[FAILURE] {fail}`. The exit status says which.
+pub fn main(
+    process_a: impl FnOnce() -> Result<(), Box<dyn Error>>,
+    process_b: impl FnOnce() -> Result<(), Box<dyn Error>>,
+    ok: &str,
+    fail: &str,
+) -> ExitCode {
+    if is_process_b() {
+        return match process_b() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                println!("[ERROR]  Process B: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    match process_a() {
+        Ok(()) => {
+            println!("[SUCCESS] {ok}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("[ERROR]  Process A: {e}");
+            println!("[FAILURE] {fail}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// Process B, seen from process A.
@@ -115,6 +149,27 @@ impl Peer {
         }
     }
 
+    /// The end of a memory-sharing exchange ([`Parent::complete`]): B's completion signal,
+    /// printed as the reference prints it, and the value B read; then B's end ([`finish`]).
+    /// The signal must be 1 and the value `expected`.
+    ///
+    /// [`finish`]: Peer::finish
+    pub fn completion(mut self, expected: i32) -> Result<(), Box<dyn Error>> {
+        let flag: i32 = self.recv_parsed("the completion signal")?;
+        println!(
+            "[INFO]  Process A: receive the completion signal from Process B, completion signal = {flag}"
+        );
+        let seen: i32 = self.recv_parsed("the value it read")?;
+        self.finish()?;
+        if flag != 1 || seen != expected {
+            return Err(format!(
+                "process B signalled {flag} and read {seen}, not 1 and {expected}"
+            )
+            .into());
+        }
+        Ok(())
+    }
+
     /// Waits (at most [`PATIENCE`]) for B to end, with all its output printed; B must succeed.
     pub fn finish(mut self) -> Result<(), Box<dyn Error>> {
         drop(self.input.take());
@@ -164,6 +219,12 @@ impl Parent {
     pub fn send(&self, message: impl Display) {
         println!("{MARK}{message}");
         let _ = std::io::stdout().flush();
+    }
+
+    /// B's side of [`Peer::completion`]: the completion signal (1) and the value B read.
+    pub fn complete(&self, seen: i32) {
+        self.send(1);
+        self.send(seen);
     }
 
     /// A's next message, waited for at most [`PATIENCE`].

@@ -58,15 +58,7 @@ fn process_a() -> Result<(), Box<dyn Error>> {
     let mut b = Peer::spawn()?;
     b.send(export.key())?;
 
-    let flag: i32 = b.recv_parsed("the completion signal")?;
-    info!("Process A: receive the completion signal from Process B, completion signal = {flag}");
-    let seen: i32 = b.recv_parsed("the value it read")?;
-    b.finish()?;
-    if flag != 1 || seen != VALUE {
-        return Err(
-            format!("process B signalled {flag} and read {seen}, not 1 and {VALUE}").into(),
-        );
-    }
+    b.completion(VALUE)?; // the completion signal and the value B read
 
     let buf = export.close()?; // aclrtIpcMemClose: later imports fail
     buf.free()?; // aclrtFree
@@ -99,8 +91,7 @@ fn process_b() -> Result<(), Box<dyn Error>> {
         )
         .into());
     }
-    a.send(1);
-    a.send(seen);
+    a.complete(seen);
     info!("Process B: complete ipc memory sharing");
 
     import.close()?; // aclrtIpcMemClose
@@ -111,26 +102,12 @@ fn process_b() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    if two_process::is_process_b() {
-        return match process_b() {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                println!("[ERROR]  Process B: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    match process_a() {
-        Ok(()) => {
-            println!(
-                "[SUCCESS] IPC memory sharing successfully. Values at source and destination are equal: {VALUE}"
-            );
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  Process A: {e}");
-            println!("[FAILURE] IPC memory sharing failed.");
-            ExitCode::FAILURE
-        }
-    }
+    two_process::main(
+        process_a,
+        process_b,
+        &format!(
+            "IPC memory sharing successfully. Values at source and destination are equal: {VALUE}"
+        ),
+        "IPC memory sharing failed.",
+    )
 }

@@ -156,26 +156,12 @@ fn process_b() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    if two_process::is_process_b() {
-        return match process_b() {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                println!("[ERROR]  Process B: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    match process_a() {
-        Ok(()) => {
-            println!(
-                "[SUCCESS] IPC notify for task synchronization is successful. Values at source and destination are equal: {VALUE}"
-            );
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  Process A: {e}");
-            println!("[FAILURE] IPC notify for task synchronization failed.");
-            ExitCode::FAILURE
-        }
-    }
+    two_process::main(
+        process_a,
+        process_b,
+        &format!(
+            "IPC notify for task synchronization is successful. Values at source and destination are equal: {VALUE}"
+        ),
+        "IPC notify for task synchronization failed.",
+    )
 }

@@ -117,24 +117,10 @@ fn process_b() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    if two_process::is_process_b() {
-        return match process_b() {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                println!("[ERROR]  Process B: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    match process_a() {
-        Ok(()) => {
-            println!("[SUCCESS] IPC event synchronization works correctly.");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  Process A: {e}");
-            println!("[FAILURE] IPC event synchronization failed.");
-            ExitCode::FAILURE
-        }
-    }
+    two_process::main(
+        process_a,
+        process_b,
+        "IPC event synchronization works correctly.",
+        "IPC event synchronization failed.",
+    )
 }

@@ -79,15 +79,7 @@ fn process_a() -> Result<(), Box<dyn Error>> {
     b.send(handle)?;
     b.send(size)?;
 
-    let flag: i32 = b.recv_parsed("the completion signal")?;
-    info!("Process A: receive the completion signal from Process B, completion signal = {flag}");
-    let seen: i32 = b.recv_parsed("the value it read")?;
-    b.finish()?;
-    if flag != 1 || seen != VALUE {
-        return Err(
-            format!("process B signalled {flag} and read {seen}, not 1 and {VALUE}").into(),
-        );
-    }
+    b.completion(VALUE)?; // the completion signal and the value B read
 
     let phys = mem.unmap()?; // aclrtUnmapMem
     info!("Process A: unmap virtual memory from physical memory");
@@ -139,8 +131,7 @@ fn process_b() -> Result<(), Box<dyn Error>> {
 
     let phys = mem.unmap()?; // aclrtUnmapMem
     info!("Process B: unmap virtual memory from physical memory");
-    a.send(1);
-    a.send(seen);
+    a.complete(seen);
     info!("Process B: complete physical memory sharing");
     range.release()?; // aclrtReleaseMemAddress
     phys.free()?; // aclrtFreePhysical
@@ -153,26 +144,12 @@ fn process_b() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    if two_process::is_process_b() {
-        return match process_b() {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                println!("[ERROR]  Process B: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    match process_a() {
-        Ok(()) => {
-            println!(
-                "[SUCCESS] Physical memory sharing successfully. Values at source and destination are equal: {VALUE}"
-            );
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("[ERROR]  Process A: {e}");
-            println!("[FAILURE] Physical memory sharing failed.");
-            ExitCode::FAILURE
-        }
-    }
+    two_process::main(
+        process_a,
+        process_b,
+        &format!(
+            "Physical memory sharing successfully. Values at source and destination are equal: {VALUE}"
+        ),
+        "Physical memory sharing failed.",
+    )
 }
