@@ -1,10 +1,11 @@
 //! The lines the samples print as CANN's do, shared by them (`#[path]`-included, as CANN's
-//! samples share their `utils.h`): `INFO_LOG` ([`info!`]) and the verdict that ends a sample
-//! ([`verdict`]).
+//! samples share their `utils.h`): `INFO_LOG` ([`info!`]), the verdict that ends a sample
+//! ([`verdict`]) and an error with its causes ([`error_chain`]).
 
 // Each sample uses the part it needs.
 #![allow(dead_code, unused_macros)]
 
+use std::error::Error;
 use std::fmt::Display;
 use std::process::ExitCode;
 
@@ -28,5 +29,15 @@ pub fn verdict<E: Display>(result: Result<(), E>, ok: &str, fail: &str) -> ExitC
             println!("[FAILURE] {fail}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `e` after `[ERROR]  `, then each of its causes after `[ERROR]    caused by: `.
+pub fn error_chain(e: &dyn Error) {
+    println!("[ERROR]  {e}");
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        println!("[ERROR]    caused by: {c}");
+        cause = c.source();
     }
 }

@@ -115,12 +115,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            println!("[ERROR]  {e}");
-            let mut cause = e.source();
-            while let Some(c) = cause {
-                println!("[ERROR]    caused by: {c}");
-                cause = c.source();
-            }
+            report::error_chain(&*e);
             println!("[FAILURE] managed_memory did not run");
             ExitCode::FAILURE
         }
