@@ -2,7 +2,8 @@
 //! `ascendc.cmake` records what `ascendc_library()` is given and builds a stub library; the
 //! failures a user outside this workspace meets (no install, no SoC, no cmake), and what they say.
 //!
-//! One test function: it changes the process environment step by step.
+//! One test function, in a binary of its own: it changes the process environment step by step
+//! (which every process another test started would inherit).
 
 use ascendc_build::{Build, Mode};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! The `link` feature: the function table linked at build time. `cargo xtask test` runs this
-//! against the emulator's install root (`cargo xtask emu-root`); without the feature the file is
-//! empty.
-#![cfg(feature = "link")]
+//! against the emulator's install root (`cargo xtask emu-root`); built only with the feature
+//! (`required-features` in Cargo.toml), in a binary of its own: it installs the backend of the
+//! process.
 
 use ascendcl_sys as sys;
 

@@ -1,6 +1,7 @@
 //! Element types beyond the primitives: `half::f16` / `half::bf16` (feature `half`) and user
 //! plain-data structs through `device_repr!` (feature `bytemuck`). Built with both features
-//! (`cargo test -p ascendcl --features half,bytemuck --test elements`).
+//! (`cargo test -p ascendcl --features half,bytemuck --test elements`): its own binary, built
+//! only with those features.
 
 mod common;
 

@@ -2,8 +2,7 @@
 //!
 //! `cargo xtask test` (through `link-check --hccl`, hence the `link` feature) compiles
 //! `fixture/config_init.cpp` against the real `hccl.h`, runs it, and names its output in
-//! `HCCL_CONFIG_INIT_DUMP`; without the feature the file is empty.
-#![cfg(feature = "link")]
+//! `HCCL_CONFIG_INIT_DUMP`; built only with the feature (`required-features` in Cargo.toml).
 
 use hccl_sys as sys;
 

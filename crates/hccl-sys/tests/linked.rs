@@ -1,7 +1,6 @@
 //! The `link` feature: the function table linked at build time. `cargo xtask test` runs this
 //! against a `libhccl.so` it assembles (the loader fixture plus a C stub for every other function);
-//! without the feature the file is empty.
-#![cfg(feature = "link")]
+//! built only with the feature (`required-features` in Cargo.toml).
 
 use hccl_sys as sys;
 use std::ffi::CStr;

@@ -1,6 +1,7 @@
 //! Arguments refused in Rust, before any C call: this binary installs an HCCL table that counts
 //! the calls each thread makes (then runs the emulator's function), and every refusal must leave
-//! the count unchanged, while a well-formed call moves it.
+//! the count unchanged, while a well-formed call moves it. (Its own binary: the table is
+//! installed once per process.)
 
 mod common;
 

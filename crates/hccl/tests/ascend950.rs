@@ -1,6 +1,6 @@
 //! Every collective for every data type as the Ascend 950 library answers: the whole test binary
 //! emulates an Ascend 950 SoC, whose tables reduce UINT64 and FP64 too and move the 8-bit
-//! floats.
+//! floats. (Its own binary: the SoC is the process's.)
 
 mod common;
 

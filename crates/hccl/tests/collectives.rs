@@ -1,4 +1,6 @@
-//! Every collective against a host reference, one thread per rank, on the emulator.
+//! Every collective against a host reference, one thread per rank, on the emulator. (Its own
+//! binary: `cargo xtask test` builds it a second time with the `half` feature, for the f16 and
+//! bf16 cases, and that rebuild stays small.)
 
 mod common;
 

@@ -1,5 +1,5 @@
 // A kernel binary written directly against the binary ABI (ascendc_host/binary.h), without the
-// host layer, for tests/rt_support.rs: `fill(uint32_t* p, uint32_t v)` stores v + b at p[b] in
+// host layer, for tests/it/rt_support.rs: `fill(uint32_t* p, uint32_t v)` stores v + b at p[b] in
 // block b; `broken(uint32_t* p, uint32_t v)` fails in block 1.
 #include "ascendc_host/binary.h"
 

@@ -1,5 +1,5 @@
 // Tests of the AscendC host layer on its own (no Rust, no runtime): numbers, conversions,
-// queues, checks and the block runner. Built and run by tests/host_layer.rs; prints one line
+// queues, checks and the block runner. Built and run by tests/it/host_layer.rs; prints one line
 // per failed check and exits non-zero when any failed.
 #include "kernel_operator.h"
 

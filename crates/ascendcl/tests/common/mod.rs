@@ -6,8 +6,9 @@
 
 /// The typed error codes, for every test that uses these helpers.
 pub use ascendcl::AclError;
-use ascendcl::{BackendKind, Runtime};
+use ascendcl::{BackendKind, Device, Runtime};
 use std::io::Write;
+use std::sync::{Mutex, MutexGuard};
 
 /// A runtime handle on the backend named by `ASCENDCL_BACKEND`. On a real runtime one handle is
 /// kept for the whole process, so that parallel tests never finalise and re-initialise it (CANN
@@ -74,4 +75,21 @@ pub fn assert_argument<T: std::fmt::Debug>(r: ascendcl::Result<T>) -> ascendcl::
         "expected an argument error, got {e:?}"
     );
     e
+}
+
+/// The device of the tests whose tasks fail on purpose (failing kernels, expired waits, stopped
+/// streams): the last one, device 1 of the emulator. A device-wide synchronisation reports, and
+/// takes, the failure of any stream of its device, and a device's error details keep its last
+/// kernel failure; the tests that expect either to be clean use device 0, so the tests of a binary,
+/// which share one process, keep failures off it. (With a single device both are device 0.)
+pub fn failure_device(r: &Runtime) -> Device {
+    let n = r.device_count().expect("aclrtGetDeviceCount");
+    r.device(n.saturating_sub(1) as i32)
+        .expect("the last device opens")
+}
+
+/// Held by the tests that set or read device 0's resource limits, which are device-wide.
+pub fn device_limits() -> MutexGuard<'static, ()> {
+    static LIMITS: Mutex<()> = Mutex::new(());
+    LIMITS.lock().unwrap_or_else(|e| e.into_inner())
 }

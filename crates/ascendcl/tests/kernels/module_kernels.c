@@ -1,4 +1,4 @@
-/* A kernel binary for tests/modules.rs, written directly against the kernel binary ABI the
+/* A kernel binary for tests/it/modules.rs, written directly against the kernel binary ABI the
  * emulator runs (what ascendc-build generates for AscendC kernels; docs/kernels.md describes it).
  * Arguments sit at 8-byte slots.
  *

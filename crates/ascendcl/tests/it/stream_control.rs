@@ -1,0 +1,134 @@
+//! Stream control: ids, stop and abort, per-stream resource limits, capacity queries and
+//! stream attributes. (Stream-state callbacks see every stream of the process: they are in the
+//! `isolated` binary.)
+
+use crate::common::*;
+use ascendcl::{Error, FailureMode, HostBuffer, ResourceKind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+#[test]
+fn ids_are_distinct_and_capacity_is_reported() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let (a, b) = (d.create_stream().unwrap(), d.create_stream().unwrap());
+    let (ia, ib) = (a.id().unwrap(), b.id().unwrap());
+    assert!(ia >= 0 && ib >= 0 && ia != ib, "{ia} {ib}");
+    assert_eq!(a.clone().id().unwrap(), ia, "a clone is the same stream");
+    // Asked from another thread, the id is the same.
+    let a2 = a.clone();
+    assert_eq!(
+        std::thread::spawn(move || a2.id().unwrap()).join().unwrap(),
+        ia
+    );
+    assert!(d.available_streams().unwrap() > 0);
+    assert!(d.available_events().unwrap() > 0);
+}
+
+#[test]
+fn stop_holds_the_queue_and_abort_discards_it() {
+    let r = rt();
+    // A stopped stream fails every synchronisation of its device until it is aborted.
+    let d = failure_device(&r);
+    let s = d.create_stream().unwrap();
+    let ran = Arc::new(AtomicUsize::new(0));
+    s.launch_host_fn(|| std::thread::sleep(Duration::from_millis(50)))
+        .unwrap();
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let ran = ran.clone();
+            s.launch_host_fn(move || {
+                ran.fetch_add(1, Ordering::SeqCst);
+            })
+            .unwrap()
+        })
+        .collect();
+    s.stop().unwrap();
+    // A synchronisation reports the held queue at once.
+    assert!(s.synchronize().is_err());
+    s.abort().unwrap();
+    s.synchronize().unwrap();
+    assert_eq!(ran.load(Ordering::SeqCst), 0, "aborted closures never ran");
+    for h in handles {
+        assert!(matches!(h.wait(), Err(Error::HostFnDiscarded)));
+    }
+    // The stream works again.
+    let again = ran.clone();
+    s.launch_host_fn(move || {
+        again.fetch_add(1, Ordering::SeqCst);
+    })
+    .unwrap()
+    .wait()
+    .unwrap();
+    assert_eq!(ran.load(Ordering::SeqCst), 1);
+    // A scope on an aborted stream returns, and its copy never touched the buffer.
+    // Pinned memory: a copy into it is asynchronous (one into pageable memory is not).
+    let mut host = HostBuffer::from_slice(&d, &[7u32; 16]).unwrap();
+    let dev = d.clone_htod(&[1u32; 16]).unwrap();
+    s.launch_host_fn(|| std::thread::sleep(Duration::from_millis(30)))
+        .unwrap();
+    let r = s.scope(|sc| {
+        sc.copy(&mut host, &dev)?;
+        s.abort()
+    });
+    r.unwrap();
+    assert_eq!(host[..], [7; 16], "the aborted copy did not run");
+    s.destroy().unwrap();
+}
+
+#[test]
+fn stream_limits_override_the_device_and_apply_to_the_thread() {
+    let _g = device_limits();
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let vector = d.res_limit(ResourceKind::VectorCore).unwrap();
+    let s = d.create_stream().unwrap();
+    assert_eq!(s.res_limit(ResourceKind::VectorCore).unwrap(), vector);
+    let e = s
+        .set_res_limit(ResourceKind::VectorCore, vector + 1)
+        .unwrap_err();
+    assert_eq!(e.code(), Some(AclError::PARAM_INVALID), "{e}");
+    s.set_res_limit(ResourceKind::VectorCore, 4).unwrap();
+    assert_eq!(s.res_limit(ResourceKind::VectorCore).unwrap(), 4);
+    assert_eq!(
+        d.thread_res_limit(ResourceKind::VectorCore).unwrap(),
+        vector
+    );
+    {
+        let _use = s.use_res_limits().unwrap();
+        assert_eq!(d.thread_res_limit(ResourceKind::VectorCore).unwrap(), 4);
+        // Only this thread.
+        let d2 = d.clone();
+        let other = std::thread::spawn(move || d2.thread_res_limit(ResourceKind::VectorCore));
+        assert_eq!(other.join().unwrap().unwrap(), vector);
+    }
+    assert_eq!(
+        d.thread_res_limit(ResourceKind::VectorCore).unwrap(),
+        vector
+    );
+    s.use_res_limits().unwrap().release().unwrap();
+    s.reset_res_limits().unwrap();
+    assert_eq!(s.res_limit(ResourceKind::VectorCore).unwrap(), vector);
+}
+
+#[test]
+fn attributes_are_typed() {
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let s = d.create_stream().unwrap();
+    assert_eq!(s.failure_mode().unwrap(), FailureMode::Continue);
+    assert!(!s.float_overflow_check().unwrap());
+    s.set_float_overflow_check(true).unwrap();
+    assert!(s.float_overflow_check().unwrap());
+    assert!(!s.cache_op_info().unwrap());
+    s.set_cache_op_info(true).unwrap();
+    assert!(s.cache_op_info().unwrap());
+    s.set_cache_op_info(false).unwrap();
+    assert!(!s.cache_op_info().unwrap());
+    assert_eq!(s.user_tag().unwrap(), 0);
+    s.set_user_tag(0xabc).unwrap();
+    assert_eq!(s.user_tag().unwrap(), 0xabc);
+    s.set_failure_mode(FailureMode::Stop).unwrap();
+    assert_eq!(s.failure_mode().unwrap(), FailureMode::Stop);
+}
