@@ -122,3 +122,21 @@ pub fn d2h(dst: &mut [u8], src: *const c_void) {
         )
     });
 }
+
+/// Orders the tests of a binary, whose tests share one process, around the device-wide
+/// synchronisations (`aclrtSynchronizeDevice*`, the frees that synchronise the device): these
+/// wait for every stream of the device and report, and take, the failure of any of them.
+static DEVICE_WIDE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Held by a test that synchronises a whole device: no test whose tasks fail or wait on purpose
+/// runs meanwhile.
+pub fn whole_device() -> std::sync::RwLockWriteGuard<'static, ()> {
+    DEVICE_WIDE.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Held by a test whose tasks fail, park or wait on purpose (failing tasks, gates, value and
+/// notify waits, timed waits, stopped streams, model executions): such tests run alongside each
+/// other, never alongside a device-wide synchronisation.
+pub fn failing_tasks() -> std::sync::RwLockReadGuard<'static, ()> {
+    DEVICE_WIDE.read().unwrap_or_else(|e| e.into_inner())
+}

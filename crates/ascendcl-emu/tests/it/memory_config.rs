@@ -4,8 +4,7 @@
 //! check.
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
-use common::*;
+use crate::common::*;
 
 const INVALID_PARAM: aclError = AclError::INVALID_PARAM.0;
 const PARAM_INVALID: aclError = AclError::PARAM_INVALID.0;

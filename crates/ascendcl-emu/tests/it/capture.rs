@@ -2,8 +2,7 @@
 //! `aclmdlRIDestroy`), with the codes of every documented check.
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 static RUNS: AtomicUsize = AtomicUsize::new(0);
@@ -14,6 +13,7 @@ extern "C" fn count(_: *mut c_void) {
 
 #[test]
 fn capture_checks() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let s = stream();
     let dead = stream();
@@ -166,6 +166,7 @@ fn capture_checks() {
 
 #[test]
 fn captured_work_runs_at_each_execution_and_not_before() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let s = stream();
     let exec = stream();
@@ -383,6 +384,7 @@ extern "C" fn wait_gate(_: *mut c_void) {
 
 #[test]
 fn an_update_replaces_the_group_when_its_stream_reaches_it() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let (s, upd, exec) = (stream(), stream(), stream());
     let (a, b) = (malloc(4), malloc(4));
@@ -432,6 +434,7 @@ fn an_update_replaces_the_group_when_its_stream_reaches_it() {
 
 #[test]
 fn a_captured_wait_on_an_external_event_waits_for_its_flag() {
+    let _device = failing_tasks();
     // The runtime's update sample: the model waits for an ACL_EVENT_EXTERNAL event and resets
     // it, so each execution waits for a record made after it was queued.
     let _d = Dev::new(0);

@@ -3,8 +3,7 @@
 //! documented check.
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -28,6 +27,7 @@ fn word(p: *mut c_void) -> u64 {
 
 #[test]
 fn value_write_and_wait_checks() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let p = malloc(64);
     let s = stream();
@@ -128,6 +128,7 @@ fn wait_case(p: *mut c_void, flag: u32, value: u64, blocked: u64, release: u64) 
 
 #[test]
 fn value_wait_blocks_only_its_stream_until_the_condition_holds() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let p = malloc(64);
     wait_case(p, ACL_STREAM_WAIT_VALUE_GEQ, 10, 9, 10);
@@ -155,6 +156,7 @@ fn value_wait_blocks_only_its_stream_until_the_condition_holds() {
 
 #[test]
 fn notify_checks() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let mut n = null_mut();
     err(
@@ -243,6 +245,7 @@ fn notify_checks() {
 
 #[test]
 fn a_record_satisfies_one_wait() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let mut n = null_mut();
     ok(unsafe { aclrtCreateNotify(&mut n, 0) });

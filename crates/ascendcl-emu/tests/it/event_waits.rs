@@ -3,8 +3,7 @@
 //! documented check, in the runtime's order.
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -62,6 +61,7 @@ fn wait_status(e: aclrtEvent) -> aclrtEventWaitStatus {
 
 #[test]
 fn a_timed_wait_orders_the_streams_and_the_wait_status_follows_it() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let (producer, consumer) = (stream(), stream());
     let ev = event();
@@ -104,6 +104,7 @@ fn a_timed_wait_orders_the_streams_and_the_wait_status_follows_it() {
 
 #[test]
 fn an_expired_wait_fails_its_task_and_the_next_synchronisation_reports_it() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let mut outer = null_mut();
     ok(unsafe { aclrtGetCurrentContext(&mut outer) });
@@ -151,6 +152,7 @@ fn an_expired_wait_fails_its_task_and_the_next_synchronisation_reports_it() {
 
 #[test]
 fn timed_wait_checks_in_order() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let s = stream();
     let ev = event();
@@ -223,6 +225,7 @@ extern "C" fn nothing(_: *mut c_void) {}
 
 #[test]
 fn wait_status_checks_in_order() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let ev = event();
     let mut st = ACL_EVENT_WAIT_STATUS_RESERVED;

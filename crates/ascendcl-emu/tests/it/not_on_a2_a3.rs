@@ -4,8 +4,7 @@
 //! each with a message that says so.
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn code(e: AclError) -> aclError {
     e.code()
@@ -13,6 +12,7 @@ fn code(e: AclError) -> aclError {
 
 #[test]
 fn counting_notifies_check_their_arguments_then_are_not_supported() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let s = stream();
     let mut c: aclrtCntNotify = null_mut();

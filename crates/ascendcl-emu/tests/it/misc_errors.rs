@@ -1,8 +1,7 @@
 //! Documented bad inputs not covered elsewhere.
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
-use common::*;
+use crate::common::*;
 
 extern "C" fn sleep_ms(arg: *mut c_void) {
     std::thread::sleep(std::time::Duration::from_millis(arg as u64));
@@ -10,6 +9,7 @@ extern "C" fn sleep_ms(arg: *mut c_void) {
 
 #[test]
 fn calls_without_a_context() {
+    let _device = whole_device();
     std::thread::spawn(|| {
         let mut p = null_mut();
         err(unsafe { aclrtCreateStream(&mut p) }, AclError::CONTEXT_NULL);
@@ -62,6 +62,7 @@ fn calls_without_a_context() {
 
 #[test]
 fn device_sync_timeout_and_wait_event_handles() {
+    let _device = whole_device();
     let _d = Dev::new(0);
     let s = stream();
     ok(unsafe { aclrtLaunchHostFunc(s, Some(sleep_ms), 80 as *mut c_void) });

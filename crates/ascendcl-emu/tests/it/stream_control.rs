@@ -2,8 +2,7 @@
 //! every documented check.
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -156,6 +155,7 @@ fn stream_state_callbacks() {
 
 #[test]
 fn stop_holds_the_queue_and_abort_discards_it() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     err(
         unsafe { aclrtStreamStop(null_mut()) },

@@ -3,8 +3,7 @@
 //! recorded hints reported back per 2 MiB page.
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
-use common::*;
+use crate::common::*;
 
 const INVALID_PARAM: aclError = AclError::INVALID_PARAM.0;
 const PARAM_INVALID: aclError = AclError::PARAM_INVALID.0;
@@ -381,6 +380,7 @@ fn get_attrs_answers_all_or_nothing() {
 
 #[test]
 fn prefetch_is_a_stream_task_and_recorded() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let s = stream();
     let p = managed(2);

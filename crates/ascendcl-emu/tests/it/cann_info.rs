@@ -3,8 +3,7 @@
 //! (`aclGetCannAttributeList`, `aclGetCannAttribute`).
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::ffi::CStr;
 
 fn code(e: AclError) -> aclError {

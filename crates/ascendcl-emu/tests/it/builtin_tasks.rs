@@ -3,8 +3,7 @@
 //! codes of every documented check.
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
-use common::*;
+use crate::common::*;
 use half::{bf16, f16};
 
 const SUM: u32 = ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM;

@@ -2,8 +2,7 @@
 //! the codes of every documented check.
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn managed_memory() {

@@ -1,8 +1,7 @@
 //! Streams, events, async copies, host functions and callbacks.
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -26,6 +25,7 @@ extern "C" fn bump(arg: *mut c_void) {
 
 #[test]
 fn stream_lifecycle_and_queries() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     err(
         unsafe { aclrtCreateStream(null_mut()) },
@@ -126,6 +126,7 @@ fn stream_lifecycle_and_queries() {
 
 #[test]
 fn tasks_run_in_order_and_destroy_waits() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let s = stream();
     let base = 1_000_000 * (std::process::id() as usize % 100 + 1);
@@ -147,6 +148,7 @@ fn tasks_run_in_order_and_destroy_waits() {
 
 #[test]
 fn destroy_force_discards_pending_work() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let s = stream();
     let n = Arc::new(AtomicUsize::new(0));
@@ -161,6 +163,7 @@ fn destroy_force_discards_pending_work() {
 
 #[test]
 fn host_func_errors() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     err(
         unsafe { aclrtLaunchHostFunc(null_mut(), None, null_mut()) },
@@ -182,6 +185,7 @@ fn host_func_errors() {
 
 #[test]
 fn async_copies_and_location_rules() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let s = stream();
     let d = malloc(1 << 16);
@@ -297,6 +301,7 @@ fn async_copies_and_location_rules() {
 
 #[test]
 fn stream_of_another_context() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let s = stream();
     let d = malloc(64);
@@ -401,6 +406,7 @@ fn memcpy_2d_async() {
 
 #[test]
 fn events_record_query_sync_time() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let s = stream();
     let (a, b) = (event(), event());
@@ -546,6 +552,7 @@ fn event_flags() {
 
 #[test]
 fn cross_stream_wait() {
+    let _device = whole_device();
     let _d = Dev::new(0);
     let (s1, s2) = (stream(), stream());
     let e = event();
@@ -582,6 +589,7 @@ fn cross_stream_wait() {
 
 #[test]
 fn callbacks_through_process_report() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let s = stream();
     let n = Arc::new(AtomicUsize::new(0));
@@ -657,6 +665,7 @@ fn callbacks_through_process_report() {
 
 #[test]
 fn failure_mode_and_sticky_task_errors() {
+    let _device = whole_device();
     let _d = Dev::new(0);
     // A context of its own: STOP mode and its failure belong to the context.
     let mut outer = null_mut();
@@ -726,6 +735,7 @@ fn failure_mode_and_sticky_task_errors() {
 
 #[test]
 fn continue_mode_reports_a_failure_once_and_keeps_running() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     // A context of its own: another test may switch device 0's default context to STOP.
     let mut outer = null_mut();
@@ -822,6 +832,7 @@ extern "C" fn chain_push(arg: *mut c_void) {
 
 #[test]
 fn event_chain_orders_work_across_streams() {
+    let _device = whole_device();
     // Stream k waits for the event recorded on stream k-1 after its step: the steps run in
     // chain order although every stream has its own worker thread and earlier streams sleep
     // longer.

@@ -3,8 +3,7 @@
 //! and switches that read their index from device memory when the model runs.
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[track_caller]
 fn is(code: aclError, want: AclError) {
@@ -120,6 +119,7 @@ fn create_and_destroy_checks() {
 
 #[test]
 fn set_label_checks() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let p = persistent();
     let ri = build_bound(0, &[p]);
@@ -238,6 +238,7 @@ fn switch_label_by_index_checks() {
 
 #[test]
 fn the_switch_reads_its_index_when_the_model_runs() {
+    let _device = failing_tasks();
     // One stream: switch; label 0: write 10, end; label 1: write 11, end; label 2: write 12.
     let _d = Dev::new(0);
     let p = persistent();
@@ -290,6 +291,7 @@ fn the_switch_reads_its_index_when_the_model_runs() {
 
 #[test]
 fn a_label_on_another_stream_continues_there() {
+    let _device = failing_tasks();
     // head: switch to label 0 (on branch A) or label 1 (on branch B); the head stream stops.
     let _d = Dev::new(0);
     let (head, a, b) = (persistent(), persistent(), persistent());

@@ -3,13 +3,13 @@
 //! reach `aclGetRecentErrMsg`.
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
+use crate::common::*;
 use ascendcl_emu::extension::{self, AclFailure, MemoryLocation};
-use common::*;
 use std::sync::{Arc, Mutex};
 
 #[test]
 fn external_tasks_run_in_order_and_fail_their_stream() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let mut s = null_mut();
     ok(unsafe { aclrtCreateStream(&mut s) });

@@ -2,8 +2,7 @@
 //! versions, frees that synchronise first, event and peer queries, device UUIDs.
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::time::Duration;
 
 #[test]
@@ -92,6 +91,7 @@ extern "C" fn pause(arg: *mut c_void) {
 
 #[test]
 fn frees_that_synchronise_and_event_and_peer_queries() {
+    let _device = whole_device();
     let _d = Dev::new(0);
     let s = stream();
     let d = malloc(64);

@@ -1,8 +1,7 @@
 //! Memory: allocation, policies, free, memset, copies and their validation.
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn malloc_free_roundtrip() {

@@ -4,8 +4,7 @@
 //! and what executions run.
 #![allow(clippy::undocumented_unsafe_blocks)]
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 const HEAD: u32 = 0;
@@ -178,6 +177,7 @@ fn build_begin_and_bind_checks() {
 
 #[test]
 fn stop_mode_streams_do_not_bind() {
+    let _device = failing_tasks();
     // STOP failure mode switches the whole context: a context of its own.
     let _d = Dev::new(0);
     let mut cur = null_mut();
@@ -281,6 +281,7 @@ fn end_task_build_end_unbind_and_destroy_checks() {
 
 #[test]
 fn execute_checks() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let ri = build();
     let p = persistent();
@@ -341,6 +342,7 @@ extern "C" fn count(_: *mut c_void) {
 
 #[test]
 fn a_built_model_runs_its_tasks_at_each_execution_only() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let ri = build();
     let p = persistent();
@@ -387,6 +389,7 @@ fn a_built_model_runs_its_tasks_at_each_execution_only() {
 
 #[test]
 fn default_streams_run_only_when_activated() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let ri = build();
     let (head, active, idle) = (persistent(), persistent(), persistent());
@@ -451,6 +454,7 @@ fn default_streams_run_only_when_activated() {
 
 #[test]
 fn switch_stream_compares_device_values_when_it_runs() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let ri = build();
     let (main, taken) = (persistent(), persistent());
@@ -541,6 +545,7 @@ fn until_above(c: &AtomicUsize, n: usize) {
 
 #[test]
 fn execute_times_out_abort_stops_and_destroy_waits() {
+    let _device = failing_tasks();
     let _d = Dev::new(0);
     let ri = build();
     let p = persistent();
