@@ -93,3 +93,28 @@ pub fn device_limits() -> MutexGuard<'static, ()> {
     static LIMITS: Mutex<()> = Mutex::new(());
     LIMITS.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// The host-mode kernel binary of tests/kernels/module_kernels.c, compiled once per test binary
+/// with `$CC` (else `cc`).
+pub fn module_kernels() -> &'static std::path::Path {
+    use std::path::{Path, PathBuf};
+    static PATH: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/module_kernels.c");
+        let so = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ascendcl_module_kernels.so");
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+        let out = std::process::Command::new(&cc)
+            .args(["-std=c11", "-O1", "-shared", "-fPIC", "-fvisibility=hidden"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&so)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        so
+    })
+}

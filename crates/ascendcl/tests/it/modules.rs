@@ -8,32 +8,7 @@ use ascendcl::{
     BinaryCore, DeviceRepr, Error, KernelFunction, LaunchConfig, LoadOptions, MAX_BLOCKS, Module,
     ScheduleMode,
 };
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
-
-fn binary() -> &'static Path {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/module_kernels.c");
-        let so = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ascendcl_module_kernels.so");
-        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-        let out = Command::new(&cc)
-            .args(["-std=c11", "-O1", "-shared", "-fPIC", "-fvisibility=hidden"])
-            .arg(&src)
-            .arg("-o")
-            .arg(&so)
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        so
-    })
-}
 
 /// The kernel's `Fill` struct, byte for byte.
 #[repr(C)]
@@ -55,17 +30,17 @@ fn load_functions_and_their_errors() {
         return;
     }
     let dev = rt.device(0).unwrap();
-    let m = Module::load(&dev, binary()).unwrap();
+    let m = Module::load(&dev, module_kernels()).unwrap();
     assert_eq!(m.device().id(), 0);
     let add = m.function("add").unwrap();
     assert_eq!(add.name(), "add");
-    assert_eq!(add.origin(), binary().display().to_string());
+    assert_eq!(add.origin(), module_kernels().display().to_string());
     let e = m.function("no_such_kernel").unwrap_err();
     assert_eq!(e.code(), Some(AclError::PARAM_INVALID), "{e}");
     assert_eq!(e.api(), Some("aclrtBinaryGetFunction"));
     assert!(matches!(m.function("a\0b"), Err(Error::Argument { .. })));
 
-    let bytes = std::fs::read(binary()).unwrap();
+    let bytes = std::fs::read(module_kernels()).unwrap();
     let from_bytes = Module::from_bytes(&dev, &bytes).unwrap();
     from_bytes.function("scale").unwrap();
     assert!(matches!(
@@ -78,7 +53,7 @@ fn load_functions_and_their_errors() {
     assert_eq!(e.api(), Some("aclrtBinaryLoadFromFile"));
     let with = Module::load_with(
         &dev,
-        binary(),
+        module_kernels(),
         LoadOptions {
             lazy: true,
             core: Some(BinaryCore::VectorCore),
@@ -119,7 +94,7 @@ fn launch_builder_runs_the_kernel_on_the_scopes_stream() {
     }
     let dev = rt.device(0).unwrap();
     let stream = dev.create_stream().unwrap();
-    let m = Module::load(&dev, binary()).unwrap();
+    let m = Module::load(&dev, module_kernels()).unwrap();
     let add = m.function("add").unwrap();
     let n = 1000usize;
     let xs: Vec<f32> = (0..n).map(|i| i as f32).collect();
@@ -155,7 +130,7 @@ fn argument_lists_take_values_placeholders_and_updates() {
     }
     let dev = rt.device(0).unwrap();
     let stream = dev.create_stream().unwrap();
-    let m = Module::load(&dev, binary()).unwrap();
+    let m = Module::load(&dev, module_kernels()).unwrap();
     let (scale, fill, table) = (
         m.function("scale").unwrap(),
         m.function("fill").unwrap(),
@@ -227,7 +202,7 @@ fn a_failing_kernel_is_the_scopes_error_and_the_stream_goes_on() {
     // The kernel fails on purpose: on the device kept for failures.
     let dev = failure_device(&rt);
     let stream = dev.create_stream().unwrap();
-    let m = Module::load(&dev, binary()).unwrap();
+    let m = Module::load(&dev, module_kernels()).unwrap();
     let fault = m.function("fault").unwrap();
     let add = m.function("add").unwrap();
     let mut out = dev.alloc_zeros::<f32>(2).unwrap();
@@ -299,7 +274,7 @@ fn bad_launches_are_refused_before_anything_is_enqueued() {
     }
     let dev = rt.device(0).unwrap();
     let dev1 = rt.device(1).unwrap();
-    let m = Module::load(&dev, binary()).unwrap();
+    let m = Module::load(&dev, module_kernels()).unwrap();
     let add = m.function("add").unwrap();
     let arg = |e: Error| match e {
         Error::Argument { api, reason } => format!("{api}: {reason}"),
@@ -321,7 +296,7 @@ fn bad_launches_are_refused_before_anything_is_enqueued() {
             .contains("memory of device 1")
     );
     // A function loaded for device 1 on a stream of device 0.
-    let m1 = Module::load(&dev1, binary()).unwrap();
+    let m1 = Module::load(&dev1, module_kernels()).unwrap();
     let add1 = m1.function("add").unwrap();
     let stream = dev.create_stream().unwrap();
     let x = dev.clone_htod(&[1.0f32]).unwrap();

@@ -9,9 +9,6 @@ use ascendcl::{
     LaunchConfig, LoadOptions, MallocAttrs, MallocPolicy, Module, PointerLocation,
     pointer_attributes, raw,
 };
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -254,30 +251,6 @@ fn allocations_with_attributes() {
     assert_eq!(plain.len(), 16);
 }
 
-/// The host-mode kernel binary of tests/kernels/module_kernels.c, compiled with `$CC` (else
-/// `cc`).
-fn kernels() -> &'static Path {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/module_kernels.c");
-        let so = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ascendcl_wrappers_kernels.so");
-        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-        let out = Command::new(&cc)
-            .args(["-std=c11", "-O1", "-shared", "-fPIC", "-fvisibility=hidden"])
-            .arg(&src)
-            .arg("-o")
-            .arg(&so)
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        so
-    })
-}
-
 /// Runs the `fault` kernel (block 1 of 2 fails) of `m` and returns the error it reports.
 fn fault_of(m: &Module) -> Error {
     let d = m.device();
@@ -307,7 +280,7 @@ fn module_from_bytes_with_options() {
     }
     // Its kernels fail on purpose: on the device kept for failures.
     let d = failure_device(&r);
-    let bytes = std::fs::read(kernels()).unwrap();
+    let bytes = std::fs::read(module_kernels()).unwrap();
 
     let plain = Module::from_bytes_with(&d, &bytes, LoadOptions::default()).unwrap();
     let scale = plain.function("scale").unwrap();
