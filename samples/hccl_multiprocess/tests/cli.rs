@@ -1,38 +1,14 @@
 //! Runs the built `hccl_multiprocess` binary on the emulator: a normal run, a lost rank reported
 //! quickly, bad arguments.
 
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+#[path = "../../common/hccl_cli.rs"]
+mod hccl_cli;
 
-/// Runs the sample; a run that takes longer than a minute is a failure, not a stall.
+const EXE: &str = env!("CARGO_BIN_EXE_hccl_multiprocess");
+
+/// Runs the sample (see [`hccl_cli::run`]).
 fn run(args: &[&str]) -> (i32, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hccl_multiprocess"))
-        .args(args)
-        .env("ASCENDCL_BACKEND", "emulator")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start the sample");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if start.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("hccl_multiprocess {args:?} did not finish within a minute");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut out = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    (status.code().unwrap_or(-1), out)
+    hccl_cli::run(EXE, args)
 }
 
 #[test]
@@ -52,35 +28,10 @@ fn a_run_checks_every_rank() {
 
 #[test]
 fn a_lost_rank_is_an_error_not_a_hang() {
-    let start = Instant::now();
-    let (code, out) = run(&[
-        "--ranks",
-        "3",
-        "--count",
-        "64",
-        "--lose-rank",
-        "1",
-        "--timeout",
-        "5",
-    ]);
-    assert_eq!(code, 1, "{out}");
-    assert!(out.contains("[ERROR]  rank 1"), "{out}");
-    assert_eq!(
-        out.lines().last(),
-        Some("[FAILURE] Run the hccl_multiprocess sample failed."),
-        "{out}"
-    );
-    assert!(
-        start.elapsed() < Duration::from_secs(30),
-        "took {:?}",
-        start.elapsed()
-    );
+    hccl_cli::a_lost_rank_is_an_error_not_a_hang(EXE, "hccl_multiprocess");
 }
 
 #[test]
 fn bad_arguments_print_the_usage() {
-    let (code, out) = run(&["--ranks", "zero"]);
-    assert_eq!(code, 2, "{out}");
-    assert!(out.starts_with("[ERROR]  --ranks"), "{out}");
-    assert!(out.contains("usage: hccl_multiprocess"), "{out}");
+    hccl_cli::bad_arguments_print_the_usage(EXE, "hccl_multiprocess");
 }
