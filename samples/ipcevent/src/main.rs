@@ -5,8 +5,9 @@
 //! (`aclrtIpcGetEventHandle`) and starts process B (this binary again), which opens it
 //! (`aclrtIpcOpenEventHandle`) and sees the record still in flight (`aclrtQueryEventStatus`).
 //! When A's long task ends, B's stream, made to wait for the event (`aclrtStreamWaitEvent`),
-//! synchronises; B then records the event itself and sends its completion flag, and A,
-//! synchronising with the event (`aclrtSynchronizeEventWithTimeout`), sees B's record complete.
+//! synchronises; once A has seen its own record complete, B records the event itself and sends
+//! its completion flag, and A, synchronising with the event (`aclrtSynchronizeEventWithTimeout`),
+//! sees B's record complete.
 //! The handle and the flag travel as text over a pipe (CANN's sample writes `event_handle.bin`
 //! and `consumer_done.flag`); every wait is bounded. The reference's consumer sleeps 2 s to
 //! stand for work of its own ("doing some work..."); this one goes straight on. The long task
@@ -56,6 +57,8 @@ fn process_a() -> Result<(), Box<dyn Error>> {
     info!("Process A: event recorded and synchronized");
     let mine = status(event.is_complete()?); // aclrtQueryEventStatus
     info!("Process A: event status = {mine} (1=completed)");
+    // B records the same event next; it waits for this so that A's look above sees A's record.
+    b.send("checked")?;
 
     info!("Process A: waiting for consumer to finish...");
     let theirs: i32 = b.recv_parsed("the event status after its record")?;
@@ -99,6 +102,11 @@ fn process_b() -> Result<(), Box<dyn Error>> {
     stream.synchronize_timeout(Some(PATIENCE))?; // aclrtSynchronizeStreamWithTimeout
     info!("Process B: event received, stream synchronized");
 
+    // A record replaces the one A is looking at: wait until A has seen its own complete.
+    let go = a.recv()?;
+    if go != "checked" {
+        return Err(format!("process A said {go:?}, not \"checked\"").into());
+    }
     event.record(&stream)?; // aclrtRecordEvent: A sees it too
     event.synchronize_timeout(Some(PATIENCE))?; // aclrtSynchronizeEventWithTimeout
     info!("Process B: event recorded");
