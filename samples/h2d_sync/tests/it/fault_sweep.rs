@@ -146,22 +146,39 @@ fn failing_the_first_call_of_any_function_ends_cleanly() {
         assert!(ascendcl_emu::IMPLEMENTED.contains(f), "{f}");
     }
 
-    let mut failures = Vec::new();
-    let mut triggered = 0;
-    for &function in ascendcl_emu::IMPLEMENTED {
-        let fault = format!("{function}:1");
-        let o = run(&[], &[("ASCENDCL_EMU_FAULTS", &fault), leak_env]);
-        if CALLED.contains(&function) {
-            triggered += 1;
+    // One process per function, a few at a time (each run is a separate process, so they are
+    // independent).
+    let sweep = |functions: &[&str]| -> Vec<String> {
+        let mut failures = Vec::new();
+        for &function in functions {
+            let fault = format!("{function}:1");
+            let o = run(&[], &[("ASCENDCL_EMU_FAULTS", &fault), leak_env]);
+            if let Err(why) = check(function, &o, &normal) {
+                failures.push(format!(
+                    "{fault}: {why}\n--- stdout\n{}--- stderr\n{}",
+                    stdout(&o),
+                    String::from_utf8_lossy(&o.stderr)
+                ));
+            }
         }
-        if let Err(why) = check(function, &o, &normal) {
-            failures.push(format!(
-                "{fault}: {why}\n--- stdout\n{}--- stderr\n{}",
-                stdout(&o),
-                String::from_utf8_lossy(&o.stderr)
-            ));
-        }
-    }
+        failures
+    };
+    let lanes = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 8));
+    let chunk = ascendcl_emu::IMPLEMENTED.len().div_ceil(lanes);
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let lanes: Vec<_> = ascendcl_emu::IMPLEMENTED
+            .chunks(chunk)
+            .map(|functions| s.spawn(|| sweep(functions)))
+            .collect();
+        lanes
+            .into_iter()
+            .flat_map(|l| l.join().expect("a sweep lane panicked"))
+            .collect()
+    });
+    let triggered = ascendcl_emu::IMPLEMENTED
+        .iter()
+        .filter(|f| CALLED.contains(f))
+        .count();
     let runs = ascendcl_emu::IMPLEMENTED.len();
     let _ = writeln!(
         std::io::stderr(),
