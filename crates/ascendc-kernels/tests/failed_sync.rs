@@ -21,7 +21,7 @@ const VALUE: i32 = 0x5a5a_5a5a;
 const ATTEMPTS: usize = 8192;
 /// How long the gate host function holds the stream when nobody opens it. Only the fixed
 /// behaviour waits this long (its synchronisation waits for the stream); no assertion uses it.
-const GATE: Duration = Duration::from_secs(2);
+const GATE: Duration = Duration::from_millis(500);
 
 #[test]
 fn a_failed_synchronisation_keeps_the_buffer_until_the_kernel_ran() {
