@@ -4,7 +4,7 @@
 //! right numbers, report kernel failures and argument errors, and refuse misuse at compile time.
 //!
 //! The fixture is copied under the test's scratch directory with its two path dependencies
-//! pointed at this repository, and built into a target directory kept there between runs.
+//! pointed at this repository, and built into the workspace's target directory.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -22,6 +22,10 @@ fn copy_dir(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
         let dest = to.join(entry.file_name());
+        if entry.file_name() == "Cargo.toml" {
+            // Written by `fixture` with the paths rewritten.
+            continue;
+        }
         if entry.file_type().unwrap().is_dir() {
             copy_dir(&entry.path(), &dest);
         } else {
@@ -65,9 +69,12 @@ fn fixture() -> &'static Fixture {
         if !dir.join("Cargo.lock").exists() {
             std::fs::copy(lock, dir.join("Cargo.lock")).unwrap();
         }
+        // The workspace's own target directory (`CARGO_TARGET_TMPDIR` is `<target dir>/tmp`):
+        // the fixture's dependencies that the workspace build already compiled with the same
+        // features and environment are reused, not built again.
         Fixture {
             dir,
-            target: scratch.join("ascendc-build-user-target"),
+            target: scratch.parent().expect("a target directory").to_path_buf(),
         }
     })
 }
