@@ -81,11 +81,8 @@ pub fn run() -> Result<(), String> {
                 "header_abi",
             ])
             .env("HCCL_CONFIG_INIT_DUMP", &dump)
-            // Not ascendcl-sys's link-check dir: its RUSTFLAGS differ, and each would rebuild the other.
-            .env(
-                "CARGO_TARGET_DIR",
-                tools::target_dir().join("link-check-hccl"),
-            )
+            // The workspace's target dir: with `link`, hccl-sys and what depends on it are units
+            // of their own, and the crates already built are reused.
             .env("HCCL_LIB", &library)
             .env("LD_LIBRARY_PATH", &lib64),
     )
