@@ -8,10 +8,16 @@ use std::process::Command;
 
 /// Checks that neither the h2d_sync sample nor the `ascendcl` crate's test binaries (all of which
 /// embed the emulator) defines an `acl*` symbol. The binaries are those of the workspace's test
-/// build (`cargo test --workspace --no-run`, fresh right after `cargo test --workspace`), so
+/// build (`cargo test --workspace --features ... --no-run`, fresh right after the test step), so
 /// nothing is compiled again for the check.
 pub fn run() -> Result<(), String> {
-    let args = ["test", "--workspace", "--no-run"];
+    let args = [
+        "test",
+        "--workspace",
+        "--features",
+        crate::test::TEST_FEATURES,
+        "--no-run",
+    ];
     let ws = tools::workspace_root();
     let sample = ws.join("samples/h2d_sync/Cargo.toml");
     let safe_api = ws.join("crates/ascendcl/Cargo.toml");

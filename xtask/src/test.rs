@@ -4,6 +4,10 @@ use crate::{
     bindgen, codegen, emu_root, hccl_link_check, link_check, package, portability, symbols, tools,
 };
 
+/// The optional features the test build turns on: the element types behind `half` and
+/// `bytemuck`, whose tests need them.
+pub const TEST_FEATURES: &str = "ascendcl/half,ascendcl/bytemuck,hccl/half";
+
 /// Runs the test suite; `ci` adds the freshness checks of generated files, the cross checks
 /// (aarch64 Linux, macOS), `cargo bench --no-run` without cmake, packaging and the oldest
 /// supported toolchain.
@@ -30,31 +34,15 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
-    tools::step("cargo test --workspace");
-    tools::run(cargo().args(["test", "--workspace"]))?;
-    // The element types behind the optional features (f16/bf16 buffers and collectives,
-    // device_repr!), in one build with those features on.
-    tools::step(
-        "cargo test -p ascendcl -p hccl --features ascendcl/half,ascendcl/bytemuck,hccl/half \
-         --test elements --test collectives --test ascend950",
-    );
-    tools::run(cargo().args([
-        "test",
-        "-p",
-        "ascendcl",
-        "-p",
-        "hccl",
-        "--features",
-        "ascendcl/half,ascendcl/bytemuck,hccl/half",
-        "--test",
-        "elements",
-        "--test",
-        "collectives",
-        "--test",
-        "ascend950",
-    ]))?;
-    // The workspace build above has `half` on (a sample asks for it); the compile-fail case
-    // whose expected output lists the element types is checked without it too.
+    // One build for every test, with the optional element-type features on (f16/bf16 buffers
+    // and collectives, device_repr!): the tests behind them run in the same pass, and the
+    // crates are not compiled a second time with the features for them.
+    tools::step(&format!(
+        "cargo test --workspace --features {TEST_FEATURES}"
+    ));
+    tools::run(cargo().args(["test", "--workspace", "--features", TEST_FEATURES]))?;
+    // The workspace build above has `half` on; the compile-fail case whose expected output lists
+    // the element types is checked without it too.
     tools::step("cargo test -p ascendcl --test compile_fail (without the half feature)");
     tools::run(cargo().args(["test", "-p", "ascendcl", "--test", "compile_fail"]))?;
     // Without its default `emulator` feature the safe API has no backend on a machine without
