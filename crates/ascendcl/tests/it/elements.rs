@@ -1,13 +1,10 @@
 //! Element types beyond the primitives: `half::f16` / `half::bf16` (feature `half`) and user
-//! plain-data structs through `device_repr!` (feature `bytemuck`). Built with both features
-//! (`cargo test -p ascendcl --features half,bytemuck --test elements`): its own binary, built
-//! only with those features.
+//! plain-data structs through `device_repr!` (feature `bytemuck`), compiled with both features
+//! (`cargo test -p ascendcl --features half,bytemuck --test it`, as `cargo xtask test` does).
 
-mod common;
-
+use crate::common::*;
 use ascendcl::half::{bf16, f16};
 use bytemuck::{Pod, Zeroable};
-use common::*;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]

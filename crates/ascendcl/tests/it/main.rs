@@ -14,6 +14,8 @@ mod cann_info;
 mod copies;
 mod copy_props;
 mod device_info;
+#[cfg(all(feature = "half", feature = "bytemuck"))]
+mod elements;
 mod lifecycle;
 mod managed;
 mod memcpy_batch_desc;

@@ -1,13 +1,10 @@
-//! Every collective against a host reference, one thread per rank, on the emulator. (Its own
-//! binary: `cargo xtask test` builds it a second time with the `half` feature, for the f16 and
-//! bf16 cases, and that rebuild stays small.)
+//! Every collective against a host reference, one thread per rank, on the emulator (the f16 and
+//! bf16 cases with the `half` feature, which `cargo xtask test` turns on).
 
-mod common;
-
-use common::per_rank;
+use crate::common::per_rank;
 use hccl::{Collectives, Comm, ReduceOp};
 
-use common::cases::{Chip, check_type};
+use crate::common::cases::{Chip, check_type};
 
 // Every collective for every data type of `hccl_types.h`, on three ranks (odd), with odd
 // lengths and layouts with gaps and empty blocks, against the host; the Atlas A2/A3 tables
@@ -48,8 +45,8 @@ every_type! {
 }
 
 /// Rank `r`'s input for the tests below.
-fn input<T: common::cases::Num>(r: u32, len: usize) -> Vec<T> {
-    common::cases::input(r as usize, len, 0)
+fn input<T: crate::common::cases::Num>(r: u32, len: usize) -> Vec<T> {
+    crate::common::cases::input(r as usize, len, 0)
 }
 
 const N: u32 = 4;
