@@ -4,7 +4,7 @@
 //!
 //! | group | functions | what |
 //! | --- | --- | --- |
-//! | `kernel_launch` | `safe`, `typed`, `raw_ffi` | launch + synchronise of an empty kernel, 1 block: the safe API (`Scope::launch_builder` on a `Module`'s function, in a `Stream::scope`), the launcher `ascendc-build` generates (in a scope), and the shortest runtime sequence through the raw table (`aclrtKernelArgsInit`, `aclrtKernelArgsFinalize`, `aclrtLaunchKernelWithConfig`, `aclrtSynchronizeStream`); the safe API builds its argument list in memory it owns instead (`aclrtKernelArgsGetHandleMemSize`, `aclrtKernelArgsGetMemSize`, `aclrtKernelArgsInitByUserMem`), which the ratio includes |
+//! | `kernel_launch` | `safe`, `typed`, `raw_ffi` | launch + synchronise of an empty kernel, 1 block: the safe API (`Scope::launch_builder` on a `Module`'s function, in a `Stream::scope`), the launcher `ascendc-build` generates (in a scope), and the shortest runtime sequence through the raw table (`aclrtKernelArgsInit`, `aclrtKernelArgsFinalize`, `aclrtLaunchKernelWithConfig`, `aclrtSynchronizeStream`), which the builder and the launcher use too (the thread's argument list) |
 //! | `vector_add` | `rust_loop`, `kernel/<blocks>` | `dst = a + alpha * b` over the same 2^20 floats: a plain Rust loop, and the host-mode kernel launched and waited for with 1 to 8 blocks (throughput in bytes moved: three arrays) |
 //!
 //! Criterion measures one function after the other; the ratios are measured apart, interleaved

@@ -172,12 +172,7 @@ enum State {
 #[derive(Debug)]
 pub struct KernelArgs<'scope> {
     func: &'scope KernelFunction,
-    /// The list's own memory (`aclrtKernelArgsGetHandleMemSize` bytes); its address is the
-    /// handle. A `Vec` (not a `Box`): the runtime keeps pointers into both memories, which moving
-    /// the list must not invalidate.
-    handle: Vec<u64>,
-    /// The argument bytes (`aclrtKernelArgsGetMemSize` bytes), which the runtime writes.
-    _buffer: Vec<u64>,
+    memory: ListMemory,
     params: Vec<KernelParam>,
     /// Placeholder data, copied into the list's buffers when it is sealed.
     pending: Vec<(sys::aclrtParamHandle, Vec<u8>)>,
@@ -187,6 +182,28 @@ pub struct KernelArgs<'scope> {
     /// Invariant in `'scope`, like [`Claimed`]: a list of one scope is no list of another.
     _scope: PhantomData<&'scope mut &'scope ()>,
 }
+
+/// Where a list lives.
+#[derive(Debug)]
+enum ListMemory {
+    /// Memory of the list's own (`aclrtKernelArgsInitByUserMem`).
+    Owned {
+        /// `aclrtKernelArgsGetHandleMemSize` bytes; its address is the handle. A `Vec` (not a
+        /// `Box`): the runtime keeps pointers into both memories, which moving the list must
+        /// not invalidate.
+        handle: Vec<u64>,
+        /// The argument bytes (`aclrtKernelArgsGetMemSize` bytes), which the runtime writes.
+        _buffer: Vec<u64>,
+    },
+    /// The calling thread's list (`aclrtKernelArgsInit`), which the thread's next
+    /// `aclrtKernelArgsInit` starts again: only for a list made, filled and launched within one
+    /// call that runs no other code ([`LaunchBuilder`](crate::LaunchBuilder)'s launch).
+    Thread(sys::aclrtArgsHandle),
+}
+
+/// The most bytes of parameters and placeholder data a one-call launch puts in the thread's list
+/// (64 KiB, less the system slots and the 8-byte slot of each of at most 128 parameters).
+pub(crate) const THREAD_LIST_BYTES: usize = 64 * 1024 - 8 * 8 - 8 * 128;
 
 impl<'scope> KernelArgs<'scope> {
     /// A list for `func` with room for `bytes` bytes of parameters and placeholder data.
@@ -210,16 +227,40 @@ impl<'scope> KernelArgs<'scope> {
                 buffer.len() * 8,
             )
         }?;
-        Ok(KernelArgs {
+        Ok(KernelArgs::new(
             func,
-            handle,
-            _buffer: buffer,
-            params: Vec::new(),
+            ListMemory::Owned {
+                handle,
+                _buffer: buffer,
+            },
+            0,
+        ))
+    }
+
+    /// The calling thread's list for `func` (`aclrtKernelArgsInit`), for `params` parameters.
+    /// It stays valid only until the thread's next `aclrtKernelArgsInit`: the caller fills and
+    /// launches it in the same call, running no other code in between.
+    pub(crate) fn thread_list(
+        func: &'scope KernelFunction,
+        params: usize,
+    ) -> Result<KernelArgs<'scope>> {
+        func.device().ensure_current()?;
+        let mut handle: sys::aclrtArgsHandle = std::ptr::null_mut();
+        // SAFETY: a live function handle and a valid out-pointer.
+        unsafe { raw::aclrtKernelArgsInit(func.as_raw(), &mut handle) }?;
+        Ok(KernelArgs::new(func, ListMemory::Thread(handle), params))
+    }
+
+    fn new(func: &'scope KernelFunction, memory: ListMemory, params: usize) -> KernelArgs<'scope> {
+        KernelArgs {
+            func,
+            memory,
+            params: Vec::with_capacity(params),
             pending: Vec::new(),
-            devices: Vec::new(),
+            devices: Vec::with_capacity(params),
             state: State::Building,
             _scope: PhantomData,
-        })
+        }
     }
 
     /// The function the list is for.
@@ -233,7 +274,10 @@ impl<'scope> KernelArgs<'scope> {
     }
 
     fn raw(&mut self) -> sys::aclrtArgsHandle {
-        self.handle.as_mut_ptr().cast()
+        match &mut self.memory {
+            ListMemory::Owned { handle, .. } => handle.as_mut_ptr().cast(),
+            ListMemory::Thread(handle) => *handle,
+        }
     }
 
     fn building(&self, what: &'static str) -> Result<()> {

@@ -13,7 +13,7 @@
 
 use crate::error::{Error, Result};
 use crate::kernel_args::sealed::ArgBytes;
-use crate::kernel_args::{DEFAULT_ARGS_BYTES, KernelArg, KernelArgs, bytes_of};
+use crate::kernel_args::{DEFAULT_ARGS_BYTES, KernelArg, KernelArgs, THREAD_LIST_BYTES, bytes_of};
 use crate::memory::DeviceRepr;
 use crate::module::KernelFunction;
 use crate::raw;
@@ -246,8 +246,9 @@ impl Item {
 }
 
 /// A launch being put together by [`Scope::launch_builder`]: arguments are collected as they
-/// come and appended, in order, to an argument list sized for them at the launch, which
-/// returns the first failure.
+/// come and appended, in order, at the launch to the calling thread's argument list
+/// (`aclrtKernelArgsInit`; a list of its own, sized for them, beyond 63 KiB), which returns the
+/// first failure.
 #[derive(Debug)]
 #[must_use = "a launch does nothing until `launch` is called"]
 pub struct LaunchBuilder<'a, 'scope, 'env> {
@@ -284,7 +285,13 @@ impl<'scope> LaunchBuilder<'_, 'scope, '_> {
     /// within the memory it is given.
     pub unsafe fn launch(self, cfg: &LaunchConfig) -> Result<()> {
         let bytes = self.items.iter().map(Item::bytes).sum::<usize>().max(8);
-        let mut args = KernelArgs::with_capacity(self.func, bytes)?;
+        // The list is made, filled and launched here, with no other code in between: the
+        // thread's list serves (no memory to allocate) unless the arguments need more room.
+        let mut args = if bytes <= THREAD_LIST_BYTES {
+            KernelArgs::thread_list(self.func, self.items.len())?
+        } else {
+            KernelArgs::with_capacity(self.func, bytes)?
+        };
         for item in self.items {
             match item {
                 Item::Arg(a) => args.push(a)?,

@@ -191,6 +191,65 @@ fn argument_lists_take_values_placeholders_and_updates() {
 }
 
 #[test]
+fn builder_launches_leave_kept_lists_alone_and_take_large_placeholders() {
+    let rt = rt();
+    if !needs_emulator(
+        "builder_launches_leave_kept_lists",
+        "host-mode kernel binaries",
+    ) {
+        return;
+    }
+    let dev = rt.device(0).unwrap();
+    let stream = dev.create_stream().unwrap();
+    let m = Module::load(&dev, module_kernels()).unwrap();
+    let (scale, table) = (
+        m.function("scale").unwrap(),
+        m.function("table_sum").unwrap(),
+    );
+    let mut data = dev.clone_htod(&[1.0f32; 4]).unwrap();
+    let (mut small, mut large) = (
+        dev.alloc_zeros::<f32>(1).unwrap(),
+        dev.alloc_zeros::<f32>(1).unwrap(),
+    );
+    // 20000 floats (80000 bytes): more than the thread's list holds, so the builder makes a list
+    // of its own.
+    let big: Vec<f32> = (0..20_000).map(|i| (i % 4) as f32).collect();
+    let want: f32 = big.iter().sum();
+    stream
+        .scope(|s| {
+            let mut kept = s.kernel_args(&scale)?;
+            kept.arg(&mut data)?;
+            kept.arg(2.0f32)?;
+            kept.arg(4u32)?;
+            // SAFETY: scale(float* data, float factor, uint32_t n) over 4 elements.
+            unsafe { s.launch(&mut kept, &LaunchConfig::blocks(1)) }?;
+            // SAFETY: table_sum(float* out, const float* table, uint32_t n) over the table.
+            unsafe {
+                s.launch_builder(&table)
+                    .arg(&mut small)
+                    .placeholder(&[1.0f32, 2.0])
+                    .arg(2u32)
+                    .launch(&LaunchConfig::blocks(1))
+            }?;
+            // The builder's launch started the thread's list again; the kept list is its own.
+            // SAFETY: as above.
+            unsafe { s.launch(&mut kept, &LaunchConfig::blocks(2)) }?;
+            // SAFETY: as above, over the large table.
+            unsafe {
+                s.launch_builder(&table)
+                    .arg(&mut large)
+                    .placeholder(&big)
+                    .arg(big.len() as u32)
+                    .launch(&LaunchConfig::blocks(1))
+            }
+        })
+        .unwrap();
+    assert_eq!(data.copy_to_vec().unwrap(), [4.0; 4]);
+    assert_eq!(small.copy_to_vec().unwrap(), [3.0]);
+    assert_eq!(large.copy_to_vec().unwrap(), [want]);
+}
+
+#[test]
 fn a_failing_kernel_is_the_scopes_error_and_the_stream_goes_on() {
     let rt = rt();
     if !needs_emulator(
