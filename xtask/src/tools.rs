@@ -30,26 +30,6 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The `[profile.dev...]` sections of the workspace's manifest, for a package outside it that
-/// builds in the workspace's target dir: with the same profile, it reuses the crates built there.
-pub fn dev_profiles() -> Result<String, String> {
-    let manifest = workspace_root().join("Cargo.toml");
-    let text =
-        std::fs::read_to_string(&manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
-    let mut out = String::new();
-    let mut keep = false;
-    for line in text.lines() {
-        if line.starts_with('[') {
-            keep = line.starts_with("[profile.dev]") || line.starts_with("[profile.dev.");
-        }
-        if keep {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    Ok(out)
-}
-
 /// `target/` of the workspace (honours `CARGO_TARGET_DIR`).
 pub fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")

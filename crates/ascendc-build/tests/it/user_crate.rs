@@ -38,24 +38,6 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// The `[profile.dev...]` sections of the workspace's manifest, for the fixture's manifest: built
-/// with the same profile, the third-party crates the workspace already compiled are reused.
-fn workspace_dev_profiles(workspace_manifest: &Path) -> String {
-    let text = std::fs::read_to_string(workspace_manifest).unwrap();
-    let mut out = String::new();
-    let mut keep = false;
-    for line in text.lines() {
-        if line.starts_with('[') {
-            keep = line.starts_with("[profile.dev]") || line.starts_with("[profile.dev.");
-        }
-        if keep {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out
-}
-
 struct Fixture {
     dir: PathBuf,
     target: PathBuf,
@@ -78,9 +60,7 @@ fn fixture() -> &'static Fixture {
             .replace(
                 "path = \"../../..\"",
                 &format!("path = {:?}", crates.join("ascendc-build")),
-            )
-            + "\n"
-            + &workspace_dev_profiles(&crates.parent().unwrap().join("Cargo.toml"));
+            );
         if std::fs::read_to_string(dir.join("Cargo.toml")).ok() != Some(manifest.clone()) {
             std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
         }

@@ -5,11 +5,11 @@
 //! `assert_send_sync` every handle type the crate documentation calls thread-safe.
 //!
 //! The fixture is copied to the test's scratch directory with its path dependency pointed at
-//! this crate and the workspace's build profile, and built into the workspace's own target
-//! directory: the third-party crates are already built there, and its builds of the workspace
-//! crates sit beside the workspace's (their metadata differs), so neither rebuilds the other.
-//! The first run compiles `ascendcl` and the crates under it once more; later runs only check
-//! that they are fresh.
+//! this crate, and built into the workspace's own target directory with the workspace's profile
+//! (from the repository's `.cargo/config.toml`, which cargo reads below it): the third-party
+//! crates are already built there, and its builds of the workspace crates sit beside the
+//! workspace's (their metadata differs), so neither rebuilds the other. The first run compiles
+//! `ascendcl` and the crates under it once more; later runs only check that they are fresh.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,24 +19,6 @@ fn write_if_changed(path: &Path, text: &str) {
     if std::fs::read_to_string(path).ok().as_deref() != Some(text) {
         std::fs::write(path, text).unwrap();
     }
-}
-
-/// The `[profile.dev...]` sections of the workspace's manifest, for the fixture's manifest: built
-/// with the same profile, the third-party crates the workspace already compiled are reused.
-fn workspace_dev_profiles(workspace_manifest: &Path) -> String {
-    let text = std::fs::read_to_string(workspace_manifest).unwrap();
-    let mut out = String::new();
-    let mut keep = false;
-    for line in text.lines() {
-        if line.starts_with('[') {
-            keep = line.starts_with("[profile.dev]") || line.starts_with("[profile.dev.");
-        }
-        if keep {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out
 }
 
 /// The fixture, copied under the scratch directory; returns its directory.
@@ -50,9 +32,7 @@ fn fixture() -> PathBuf {
         .replace(
             "path = \"../../..\"",
             &format!("path = {:?}", crate_dir.display().to_string()),
-        )
-        + "\n"
-        + &workspace_dev_profiles(&crate_dir.join("../../Cargo.toml"));
+        );
     assert!(manifest.contains(&*crate_dir.to_string_lossy()));
     write_if_changed(&dir.join("Cargo.toml"), &manifest);
     write_if_changed(
