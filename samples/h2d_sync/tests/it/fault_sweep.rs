@@ -166,11 +166,11 @@ fn failing_the_first_call_of_any_function_ends_cleanly() {
     let lanes = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 8));
     let chunk = ascendcl_emu::IMPLEMENTED.len().div_ceil(lanes);
     let failures: Vec<String> = std::thread::scope(|s| {
-        let lanes: Vec<_> = ascendcl_emu::IMPLEMENTED
+        let running: Vec<_> = ascendcl_emu::IMPLEMENTED
             .chunks(chunk)
             .map(|functions| s.spawn(|| sweep(functions)))
             .collect();
-        lanes
+        running
             .into_iter()
             .flat_map(|l| l.join().expect("a sweep lane panicked"))
             .collect()
