@@ -15,6 +15,7 @@ mod portability;
 mod sample;
 mod symbols;
 mod test;
+mod test_binaries;
 mod tools;
 
 use std::process::ExitCode;

@@ -2,37 +2,47 @@
 //! dynamically export) any `acl*` symbol, which would interpose on the real runtime library's
 //! functions — for the program itself and for CANN's own libraries loaded into it.
 
+use crate::test_binaries::{self, Executable};
 use crate::tools;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-/// Checks that neither the h2d_sync sample nor the `ascendcl` crate's test binaries (all of which
-/// embed the emulator) defines an `acl*` symbol. The binaries are those of the workspace's test
-/// build (`cargo test --workspace --features ... --no-run`, fresh right after the test step), so
-/// nothing is compiled again for the check.
+/// `cargo xtask symbols`: builds the workspace's tests as `cargo xtask test` does (nothing is
+/// compiled when that build is fresh) and checks their binaries.
 pub fn run() -> Result<(), String> {
-    let args = [
-        "test",
-        "--workspace",
-        "--features",
-        crate::test::TEST_FEATURES,
-        "--no-run",
-    ];
+    tools::step(&format!(
+        "cargo test --workspace --features {} --no-run (the executables it built)",
+        crate::test::TEST_FEATURES
+    ));
+    let built = test_binaries::build(
+        tools::cargo(),
+        &[
+            "test",
+            "--workspace",
+            "--features",
+            crate::test::TEST_FEATURES,
+        ],
+    )?;
+    check(&built)
+}
+
+/// Checks that neither the h2d_sync sample nor the `ascendcl` crate's test binaries (all of which
+/// embed the emulator) defines an `acl*` symbol; `built` is the workspace's test build.
+pub fn check(built: &[Executable]) -> Result<(), String> {
     let ws = tools::workspace_root();
     let sample = ws.join("samples/h2d_sync/Cargo.toml");
     let safe_api = ws.join("crates/ascendcl/Cargo.toml");
     let (mut sample_bins, mut test_bins) = (Vec::new(), Vec::new());
-    for (manifest, kind, exe) in built_executables(&args)? {
-        if manifest == sample && kind == "bin" {
-            sample_bins.push(exe);
-        } else if manifest == safe_api && kind != "bin" {
-            test_bins.push(exe);
+    for e in built {
+        if e.manifest == sample && e.kind == "bin" {
+            sample_bins.push(&e.path);
+        } else if e.manifest == safe_api && e.kind != "bin" {
+            test_bins.push(&e.path);
         }
     }
     if sample_bins.is_empty() || test_bins.is_empty() {
         return Err(format!(
-            "cargo {} reported {} h2d_sync binaries and {} ascendcl test binaries: expected both",
-            args.join(" "),
+            "the test build gave {} h2d_sync binaries and {} ascendcl test binaries: expected both",
             sample_bins.len(),
             test_bins.len()
         ));
@@ -115,44 +125,4 @@ fn nm(binary: &Path, dynamic: bool, prefix: &str) -> Result<Vec<String>, String>
             name.starts_with(prefix).then(|| name.to_string())
         })
         .collect())
-}
-
-/// Runs a cargo build command with `--message-format=json` and returns, for each executable it
-/// produced, the manifest of its package, the first kind of its target and its path.
-fn built_executables(args: &[&str]) -> Result<Vec<(PathBuf, String, PathBuf)>, String> {
-    tools::step(&format!(
-        "cargo {} (the executables it built)",
-        args.join(" ")
-    ));
-    let out = tools::cargo()
-        .args(args)
-        .arg("--message-format=json")
-        .output()
-        .map_err(|e| format!("could not run cargo: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "cargo {} failed:\n{}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let mut found = Vec::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(m) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        let (Some(manifest), Some(kind), Some(exe)) = (
-            m["manifest_path"].as_str(),
-            m["target"]["kind"][0].as_str(),
-            m["executable"].as_str(),
-        ) else {
-            continue;
-        };
-        found.push((
-            PathBuf::from(manifest),
-            kind.to_string(),
-            PathBuf::from(exe),
-        ));
-    }
-    Ok(found)
 }

@@ -1,7 +1,8 @@
 //! `cargo xtask test` and `cargo xtask ci`: the checks every change must pass.
 
 use crate::{
-    bindgen, codegen, emu_root, hccl_link_check, link_check, package, portability, symbols, tools,
+    bindgen, codegen, emu_root, hccl_link_check, link_check, package, portability, symbols,
+    test_binaries, tools,
 };
 
 /// The optional features the test build turns on: the element types behind `half` and
@@ -25,45 +26,83 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
     };
     tools::step("cargo fmt --check");
     tools::run(cargo().args(["fmt", "--all", "--", "--check"]))?;
-    tools::step("cargo clippy --workspace --all-targets -- -D warnings");
+    // One compilation builds every test and lints it: clippy is the compiler of the workspace's
+    // own crates (`-D warnings`), covering what `cargo clippy --all-targets` checks except the
+    // bench targets, which a test build does not compile. The optional element-type features
+    // are on (f16/bf16 buffers and collectives, device_repr!), so the tests behind them run in
+    // the same pass.
+    tools::step(&format!(
+        "cargo test --workspace --features {TEST_FEATURES} --no-run, with clippy -D warnings \
+         compiling the workspace's crates"
+    ));
+    let built = test_binaries::build(
+        cargo(),
+        &["test", "--workspace", "--features", TEST_FEATURES],
+    )?;
+    tools::step("cargo clippy --workspace --benches -- -D warnings (the bench targets)");
     tools::run(cargo().args([
         "clippy",
         "--workspace",
-        "--all-targets",
+        "--benches",
+        "--features",
+        TEST_FEATURES,
         "--",
         "-D",
         "warnings",
     ]))?;
-    // One build for every test, with the optional element-type features on (f16/bf16 buffers
-    // and collectives, device_repr!): the tests behind them run in the same pass, and the
-    // crates are not compiled a second time with the features for them.
-    tools::step(&format!(
-        "cargo test --workspace --features {TEST_FEATURES}"
-    ));
-    tools::run(cargo().args(["test", "--workspace", "--features", TEST_FEATURES]))?;
-    // The workspace build above has `half` on; the compile-fail case whose expected output lists
-    // the element types is checked without it too.
-    tools::step("cargo test -p ascendcl --test compile_fail (without the half feature)");
-    tools::run(cargo().args(["test", "-p", "ascendcl", "--test", "compile_fail"]))?;
-    // Without its default `emulator` feature the safe API has no backend on a machine without
-    // CANN, so its tests are built, not run.
-    tools::step(
-        "cargo test -p ascendcl --no-default-features --no-run (builds without the emulator)",
-    );
-    tools::run(cargo().args([
+    // Every test binary of that build (cargo would run them one after another) and the
+    // doctests, a few at a time. The binaries get the environment `cargo test` would give them,
+    // without the lint wrapper: tests that run cargo themselves (fixture crates, trybuild) build
+    // with plain rustc.
+    tools::step("the tests: every test binary of that build, and the doctests");
+    let env = [
+        ("CMAKE", cmake.as_os_str()),
+        ("ASCENDC_KERNELS_REQUIRE_CMAKE", "1".as_ref()),
+    ];
+    let mut doctests = cargo();
+    test_binaries::with_lints(&mut doctests)?.args([
         "test",
-        "-p",
-        "ascendcl",
-        "--no-default-features",
-        "--no-run",
-    ]))?;
+        "--workspace",
+        "--features",
+        TEST_FEATURES,
+        "--doc",
+    ]);
+    let mut jobs = vec![test_binaries::Job {
+        label: "doctests of the workspace".to_string(),
+        command: doctests,
+    }];
+    jobs.extend(test_binaries::test_jobs(&built, &env));
+    test_binaries::run(jobs)?;
+    // Without its default `emulator` feature the safe API has no backend on a machine without
+    // CANN: its tests are built, not run, except the compile-fail suite, which needs no backend
+    // and is checked here without `half` too (one case's expected output lists the element
+    // types, and that list is what users without the feature see).
+    tools::step(
+        "cargo test -p ascendcl --no-default-features --no-run (builds without the emulator), \
+         and its compile-fail suite",
+    );
+    let without = test_binaries::build(
+        cargo(),
+        &["test", "-p", "ascendcl", "--no-default-features"],
+    )?;
+    let compile_fail: Vec<_> = test_binaries::test_jobs(&without, &env)
+        .into_iter()
+        .filter(|j| j.label.ends_with("tests/compile_fail.rs"))
+        .collect();
+    if compile_fail.len() != 1 {
+        return Err(format!(
+            "the build without default features gave {} compile-fail binaries, expected 1",
+            compile_fail.len()
+        ));
+    }
+    test_binaries::run(compile_fail)?;
     tools::step("cargo doc --workspace --no-deps (warnings are errors)");
     tools::run(
         cargo()
             .args(["doc", "--workspace", "--no-deps"])
             .env("RUSTDOCFLAGS", "-D warnings"),
     )?;
-    symbols::run()?;
+    symbols::check(&built)?;
     tools::step("C program against the real headers, on the emulator's shared library");
     emu_root::c_program_test()?;
     tools::step("ascendcl-sys with feature `link`, linked against that install root");

@@ -8,8 +8,9 @@
 //! that handle only (`finalize_while_device_open`); devices and streams move to and are shared
 //! with other threads (`device_sent_to_thread`, `stream_shared_across_threads`).
 //!
-//! Its own binary: `cargo xtask test` runs it once more without the `half` feature, which one
-//! case's expected output depends on, and that rebuild stays small.
+//! Its own binary: `cargo xtask test` runs it once more from the build without default features
+//! (no embedded emulator, no `half`), because one case's expected output depends on `half`, and
+//! none of the cases needs a backend.
 
 #[test]
 fn compile_fail() {
