@@ -9,8 +9,10 @@
 //! twice: on the "CANN" backend, where `read_value` calls the generated NPU launcher with the
 //! stream and the device pointer, and on the emulator backend, where the launch is refused.
 //!
-//! It runs two nested cargo builds in their own target directory (`target/npu-fake-install`;
-//! about 10 s here when fresh, a few seconds after that). Linux only (the runtime library is an
+//! It runs two nested cargo builds: the emulator's C library in the workspace's target directory,
+//! the sample in a target directory of its own (`target/npu-fake-install`, because the install
+//! variables change what `ascendcl-sys`'s build script does; about 10 s here when fresh, a few
+//! seconds after that). Linux only (the runtime library is an
 //! ELF shared object). It needs cmake, as NPU mode does: `$CMAKE`, else `cmake` on `PATH`, else
 //! the copy `cargo xtask tools` provisions; without one it says so and passes, unless
 //! `ASCENDC_KERNELS_REQUIRE_CMAKE` is set (as `cargo xtask test` does).
@@ -120,9 +122,14 @@ fn npu_mode_builds_links_and_launches_through_the_launchers() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("cann");
 
-    // 1. The emulator's C library, to stand in for the CANN runtime library.
-    check(cargo(&target, &cmake).args(["build", "--quiet", "-p", "ascendcl-emu-capi"]));
-    let emu = target.join("debug/libascendcl_emu_capi.so");
+    // 1. The emulator's C library, to stand in for the CANN runtime library: built in the
+    // workspace's target directory, where `cargo xtask test` builds the same library for its C
+    // programs (no install variables are involved, so the two builds are one).
+    let workspace_target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("a target directory");
+    check(cargo(workspace_target, &cmake).args(["build", "--quiet", "-p", "ascendcl-emu-capi"]));
+    let emu = workspace_target.join("debug/libascendcl_emu_capi.so");
     assert!(emu.is_file(), "{} missing", emu.display());
 
     // 2. The fake install: runtime library and header, ascendc.cmake with stub launchers.
