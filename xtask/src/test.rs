@@ -96,10 +96,16 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
         ));
     }
     test_binaries::run(compile_fail)?;
-    tools::step("cargo doc --workspace --no-deps (warnings are errors)");
+    // What `cargo doc` documents: the default members' libraries (the samples are programs,
+    // `doc = false`; the xtask and its codegen are tools outside the default members), with the
+    // test build's features, as docs.rs documents them (all features), and so that the
+    // dependencies checked for the bench lints above are the ones rustdoc reads.
+    tools::step(&format!(
+        "cargo doc --no-deps --features {TEST_FEATURES} (warnings are errors)"
+    ));
     tools::run(
         cargo()
-            .args(["doc", "--workspace", "--no-deps"])
+            .args(["doc", "--no-deps", "--features", TEST_FEATURES])
             .env("RUSTDOCFLAGS", "-D warnings"),
     )?;
     symbols::check(&built)?;
