@@ -23,8 +23,10 @@ use std::process::ExitCode;
 const HELP: &str = "\
 cargo xtask <command> [args]
 
-  test                 rustfmt check, clippy -D warnings, every workspace test, rustdoc -D warnings,
-                       and the C program built against the real headers and run on the emulator
+  test                 rustfmt check; every workspace test, built by one compilation that clippy
+                       lints (-D warnings) and run a few binaries at a time (XTASK_TEST_JOBS);
+                       rustdoc -D warnings; the C programs built against the real headers and
+                       run on the emulator; the link checks
   ci                   test, plus: the bindings and codegen freshness checks, cargo check for
                        aarch64 Linux and macOS, cargo bench --no-run without cmake, cargo
                        package of the publishable crates, and the rust-version toolchain
