@@ -162,8 +162,7 @@ fn test_command(e: &Executable) -> Command {
         .env("CARGO_PKG_VERSION_MAJOR", major)
         .env("CARGO_PKG_VERSION_MINOR", minor)
         .env("CARGO_PKG_VERSION_PATCH", patch)
-        .env("CARGO_PKG_VERSION_PRE", pre)
-        .stdin(Stdio::null());
+        .env("CARGO_PKG_VERSION_PRE", pre);
     if let Some(cargo) = std::env::var_os("CARGO") {
         cmd.env("CARGO", cargo);
     }
