@@ -182,6 +182,8 @@ fn test_command(e: &Executable) -> Command {
 
 /// How one job ended.
 struct Outcome {
+    /// Its place in the list of jobs.
+    index: usize,
     label: String,
     took: Duration,
     ok: bool,
@@ -220,7 +222,7 @@ fn counts(output: &str) -> Counts {
     c
 }
 
-fn run_one(mut job: Job) -> Outcome {
+fn run_one(index: usize, mut job: Job) -> Outcome {
     let label = job.label;
     let start = Instant::now();
     let result = job.command.stdin(Stdio::null()).output();
@@ -242,6 +244,7 @@ fn run_one(mut job: Job) -> Outcome {
         Err(e) => (false, format!("could not start it: {e}\n")),
     };
     Outcome {
+        index,
         counts: counts(&output),
         label,
         took,
@@ -267,7 +270,9 @@ pub fn run(jobs: Vec<Job>) -> Result<(), String> {
     let total_jobs = jobs.len();
     let lanes = lanes().min(total_jobs.max(1));
     tools::note(&format!("{total_jobs} jobs, {lanes} at a time"));
-    let queue = Arc::new(Mutex::new(VecDeque::from(jobs)));
+    let queue = Arc::new(Mutex::new(
+        jobs.into_iter().enumerate().collect::<VecDeque<_>>(),
+    ));
     let (tx, rx) = mpsc::channel();
     let workers: Vec<_> = (0..lanes)
         .map(|_| {
@@ -275,8 +280,8 @@ pub fn run(jobs: Vec<Job>) -> Result<(), String> {
             std::thread::spawn(move || {
                 loop {
                     let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
-                    let Some(job) = next else { break };
-                    if tx.send(run_one(job)).is_err() {
+                    let Some((index, job)) = next else { break };
+                    if tx.send(run_one(index, job)).is_err() {
                         break;
                     }
                 }
@@ -309,7 +314,7 @@ pub fn run(jobs: Vec<Job>) -> Result<(), String> {
                 o.took.as_secs_f64(),
                 o.label
             ));
-            failed.push(o.label);
+            failed.push((o.index, o.label));
         }
     }
     for w in workers {
@@ -320,14 +325,16 @@ pub fn run(jobs: Vec<Job>) -> Result<(), String> {
         sum.passed, sum.failed, sum.ignored
     ));
     if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} of {total_jobs} test jobs failed: {}",
-            failed.len(),
-            failed.join(", ")
-        ))
+        return Ok(());
     }
+    // In the jobs' order, whichever finished first.
+    failed.sort();
+    let names: Vec<String> = failed.into_iter().map(|(_, label)| label).collect();
+    Err(format!(
+        "{} of {total_jobs} test jobs failed: {}",
+        names.len(),
+        names.join(", ")
+    ))
 }
 
 /// The jobs that `cargo test` would run for these executables (the test ones, in cargo's
@@ -366,6 +373,33 @@ mod tests {
             ),
             ("ascendcl-codegen".to_string(), "0.2.0-rc.1".to_string())
         );
+    }
+
+    fn shell(label: &str, script: &str) -> Job {
+        let mut command = Command::new("sh");
+        command.args(["-c", script]);
+        Job {
+            label: label.to_string(),
+            command,
+        }
+    }
+
+    #[test]
+    fn every_job_runs_and_the_failed_ones_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("ran");
+        let jobs = vec![
+            shell("first", "exit 101"),
+            shell(
+                "second",
+                "echo 'test result: ok. 2 passed; 0 failed; 0 ignored'",
+            ),
+            shell("third", &format!("touch '{}'; exit 3", marker.display())),
+        ];
+        let err = run(jobs).unwrap_err();
+        assert_eq!(err, "2 of 3 test jobs failed: first, third", "{err}");
+        assert!(marker.exists(), "a job after a failed one still runs");
+        assert!(run(vec![shell("fine", "true")]).is_ok());
     }
 
     #[test]
