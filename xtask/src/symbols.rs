@@ -14,15 +14,7 @@ pub fn run() -> Result<(), String> {
         "cargo test --workspace --features {} --no-run (the executables it built)",
         crate::test::TEST_FEATURES
     ));
-    let built = test_binaries::build(
-        tools::cargo(),
-        &[
-            "test",
-            "--workspace",
-            "--features",
-            crate::test::TEST_FEATURES,
-        ],
-    )?;
+    let built = test_binaries::build(tools::cargo(), &crate::test::TEST_BUILD)?;
     check(&built)
 }
 

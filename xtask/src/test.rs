@@ -9,6 +9,10 @@ use crate::{
 /// `bytemuck`, whose tests need them.
 pub const TEST_FEATURES: &str = "ascendcl/half,ascendcl/bytemuck,hccl/half";
 
+/// The workspace's test build, whose binaries `test` runs and the symbol check reads (with
+/// `--no-run`; the doctests add `--doc`).
+pub const TEST_BUILD: [&str; 4] = ["test", "--workspace", "--features", TEST_FEATURES];
+
 /// Runs the test suite; `ci` adds the freshness checks of generated files, the cross checks
 /// (aarch64 Linux, macOS), `cargo bench --no-run` without cmake, packaging and the oldest
 /// supported toolchain.
@@ -35,10 +39,7 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
         "cargo test --workspace --features {TEST_FEATURES} --no-run, with clippy -D warnings \
          compiling the workspace's crates"
     ));
-    let built = test_binaries::build(
-        cargo(),
-        &["test", "--workspace", "--features", TEST_FEATURES],
-    )?;
+    let built = test_binaries::build(cargo(), &TEST_BUILD)?;
     tools::step("cargo clippy --workspace --benches -- -D warnings (the bench targets)");
     tools::run(cargo().args([
         "clippy",
@@ -60,13 +61,9 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
         ("ASCENDC_KERNELS_REQUIRE_CMAKE", "1".as_ref()),
     ];
     let mut doctests = cargo();
-    test_binaries::with_lints(&mut doctests)?.args([
-        "test",
-        "--workspace",
-        "--features",
-        TEST_FEATURES,
-        "--doc",
-    ]);
+    test_binaries::with_lints(&mut doctests)?
+        .args(TEST_BUILD)
+        .arg("--doc");
     let mut jobs = vec![test_binaries::Job {
         label: "doctests of the workspace".to_string(),
         command: doctests,
