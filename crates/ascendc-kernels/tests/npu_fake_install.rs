@@ -12,10 +12,10 @@
 //! It runs two nested cargo builds: the emulator's C library in the workspace's target directory,
 //! the sample in a target directory of its own (`target/npu-fake-install`, because the install
 //! variables change what `ascendcl-sys`'s build script does; about 10 s here when fresh, a few
-//! seconds after that). Linux only (the runtime library is an
-//! ELF shared object). It needs cmake, as NPU mode does: `$CMAKE`, else `cmake` on `PATH`, else
-//! the copy `cargo xtask tools` provisions; without one it says so and passes, unless
-//! `ASCENDC_KERNELS_REQUIRE_CMAKE` is set (as `cargo xtask test` does).
+//! seconds after that). Linux only (the runtime library is an ELF shared object). It needs
+//! cmake, as NPU mode does: `$CMAKE`, else `cmake` on `PATH`, else the copy `cargo xtask tools`
+//! provisions; without one it says so and passes, unless `ASCENDC_KERNELS_REQUIRE_CMAKE` is set
+//! (as `cargo xtask test` does).
 #![cfg(target_os = "linux")]
 
 use std::path::{Path, PathBuf};
