@@ -4,9 +4,8 @@
 //! and device share one address space here): the hints are recorded and reported faithfully,
 //! and change nothing else.
 
-use crate::error::*;
+use crate::base::error::*;
 use crate::memory::{self, Loc, Side};
-use crate::state;
 use ascendcl_sys::*;
 use std::ops::Range;
 
@@ -141,7 +140,7 @@ impl Range2M {
 
 /// Checks the device id of a `DEVICE` location (the runtime's first location check, 107000).
 pub(crate) fn check_device_id(loc: &aclrtMemManagedLocation, what: &str) -> R {
-    let n = state::device_count() as i32;
+    let n = crate::device::count() as i32;
     if loc.type_ == ACL_MEM_LOCATIONTYPE_DEVICE && !(0..n).contains(&loc.id) {
         return fail(
             RT_PARAM_INVALID,
@@ -209,6 +208,7 @@ pub(crate) fn range(what: &str, ptr: usize, size: usize) -> R<Range2M> {
         side: Side {
             loc: Loc::Device(dev),
             alloc: start,
+            delta: 0,
         },
     })
 }

@@ -1,14 +1,21 @@
 //! Virtual memory management: address reservations, physical allocations backed by shared
 //! memory files (so that they can be exported to other processes), and the mappings between
-//! them. Mapped ranges are registered in the allocation table, so copies see device memory.
+//! them. A reservation is device address space ([`super::space`]): a program range that stays
+//! inaccessible, and an alias of the same length. A mapping places the physical allocation's
+//! file at the same offset of both, so mappings placed back to back are one contiguous range in
+//! both views. Mapped ranges are registered in the allocation table, so copies see device
+//! memory, and the table knows the reservations, so an access where nothing is mapped is
+//! refused.
 
-use crate::config;
-use crate::error::*;
+use crate::base::config;
+use crate::base::error::*;
+use crate::base::lock::{Mutex, Rank};
 use crate::memory;
-use crate::notify::memfd;
-use crate::sync::lock;
+use crate::memory::space::{self, Mode, map::Pair, regions};
+use rustix::mm::MapFlags;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{LazyLock, Mutex};
+use std::os::fd::BorrowedFd;
+use std::sync::LazyLock;
 
 /// The granularity of device (and huge-page host) physical memory.
 pub(crate) const MIB2: usize = 2 << 20;
@@ -35,7 +42,8 @@ pub(crate) struct Physical {
 }
 
 struct Reservation {
-    len: usize,
+    /// The program range and its alias.
+    pair: Pair,
     /// Mappings in the reservation: start → (length, physical handle).
     maps: BTreeMap<usize, (usize, usize)>,
 }
@@ -46,42 +54,10 @@ struct Vmm {
     physical: HashMap<usize, Physical>,
 }
 
-static VMM: LazyLock<Mutex<Vmm>> = LazyLock::new(|| Mutex::new(Vmm::default()));
+static VMM: LazyLock<Mutex<Vmm>> = LazyLock::new(|| Mutex::ranked(Rank::Vmm));
 
 fn align_up(v: usize, a: usize) -> Option<usize> {
     v.checked_add(a - 1).map(|x| x & !(a - 1))
-}
-
-/// Maps `len` bytes of address space with no access, aligned to `align` (a reservation).
-fn map_none(len: usize, align: usize, hint: usize) -> Option<usize> {
-    let total = len.checked_add(align)?;
-    // SAFETY: an anonymous inaccessible mapping where the kernel chooses (the hint is a hint).
-    let raw = unsafe {
-        libc::mmap(
-            hint as *mut libc::c_void,
-            total,
-            libc::PROT_NONE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-            -1,
-            0,
-        )
-    };
-    if raw == libc::MAP_FAILED {
-        return None;
-    }
-    let raw = raw as usize;
-    let start = align_up(raw, align)?;
-    // SAFETY: trimming the head and tail of the mapping just made.
-    unsafe {
-        if start > raw {
-            libc::munmap(raw as *mut libc::c_void, start - raw);
-        }
-        let tail = raw + total - (start + len);
-        if tail > 0 {
-            libc::munmap((start + len) as *mut libc::c_void, tail);
-        }
-    }
-    Some(start)
 }
 
 /// `aclrtReserveMemAddress`: reserves `size` bytes (rounded up to 2 MiB) aligned to 2 MiB (or
@@ -98,14 +74,18 @@ pub(crate) fn reserve(size: usize, alignment: usize, expect: usize) -> R<usize> 
         code: RT_PARAM_INVALID,
         msg: format!("size {size} overflows"),
     })?;
-    let start = map_none(len, align, expect).ok_or_else(|| Fail {
+    let pair = space::map::reserve(len, align, expect).map_err(|e| Fail {
         code: RT_MEMORY_ALLOCATION,
-        msg: format!("cannot reserve {len} bytes of address space"),
+        msg: format!("cannot reserve {len} bytes of address space: {e}"),
     })?;
-    lock(&VMM).reservations.insert(
+    let start = pair.at;
+    let mut v = VMM.lock();
+    regions::add_space(start, len, "the virtual memory reservation");
+    memory::write().add_reservation(start, len);
+    v.reservations.insert(
         start,
         Reservation {
-            len,
+            pair,
             maps: BTreeMap::new(),
         },
     );
@@ -114,7 +94,7 @@ pub(crate) fn reserve(size: usize, alignment: usize, expect: usize) -> R<usize> 
 
 /// `aclrtReleaseMemAddress`.
 pub(crate) fn release(start: usize) -> R {
-    let mut v = lock(&VMM);
+    let mut v = VMM.lock();
     let Some(r) = v.reservations.get(&start) else {
         return fail(
             RT_PARAM_INVALID,
@@ -130,10 +110,12 @@ pub(crate) fn release(start: usize) -> R {
             ),
         );
     }
-    let len = r.len;
+    let pair = r.pair;
     v.reservations.remove(&start);
-    // SAFETY: the reservation is this module's own inaccessible mapping.
-    unsafe { libc::munmap(start as *mut libc::c_void, len) };
+    memory::write().remove_reservation(start);
+    regions::remove_space(start);
+    // SAFETY: the reservation is this module's own, with nothing mapped in it.
+    unsafe { space::map::release(pair) };
     Ok(())
 }
 
@@ -151,7 +133,8 @@ pub(crate) fn malloc(size: usize, granularity: usize, device: Option<i32>) -> R<
         }
         None => 0,
     };
-    let fd = match memfd(c"ascendcl-emu-physical", len) {
+    let file = space::map::memory_file(c"ascendcl-emu-physical", len, space::map::Pages::Normal);
+    let fd = match file.map(std::os::fd::IntoRawFd::into_raw_fd) {
         Ok(fd) => fd,
         Err(e) => {
             if let Some(d) = device {
@@ -191,15 +174,15 @@ pub(crate) fn insert_imported(fd: i32, size: usize, device: i32) -> usize {
 }
 
 fn insert(p: Physical) -> usize {
-    let h = crate::state::new_handle();
-    lock(&VMM).physical.insert(h, p);
+    let h = crate::base::hub::new_handle();
+    VMM.lock().physical.insert(h, p);
     h
 }
 
 /// The file, size and device of a physical allocation made by this process (an import is
 /// refused: it cannot be exported again).
 pub(crate) fn physical(h: usize) -> R<(i32, usize, Option<i32>)> {
-    lock(&VMM)
+    VMM.lock()
         .physical
         .get(&h)
         .filter(|p| !p.freed && !p.imported)
@@ -217,13 +200,13 @@ fn drop_physical(v: &mut Vmm, h: usize) {
         if let Some(d) = p.device {
             memory::write().uncharge(d, p.charged);
         }
-        crate::ipc::close_owner(crate::ipc::What::Physical, h as u64);
+        crate::memory::ipc::close_owner(crate::memory::ipc::What::Physical, h as u64);
     }
 }
 
 /// `aclrtFreePhysical`: released now, or at the last unmap when still mapped.
 pub(crate) fn free(h: usize) -> R {
-    let mut v = lock(&VMM);
+    let mut v = VMM.lock();
     let Some(p) = v.physical.get_mut(&h).filter(|p| !p.freed) else {
         return fail(
             RT_INVALID_HANDLE,
@@ -241,7 +224,7 @@ pub(crate) fn free(h: usize) -> R {
 /// `aclrtMapMem`: maps the whole physical allocation `h` at `at` (a multiple of its granularity),
 /// inside a reservation.
 pub(crate) fn map(at: usize, size: usize, offset: usize, h: usize) -> R {
-    let mut v = lock(&VMM);
+    let mut v = VMM.lock();
     let (fd, psize, granularity, device) = {
         let p = v
             .physical
@@ -279,7 +262,7 @@ pub(crate) fn map(at: usize, size: usize, offset: usize, h: usize) -> R {
         .reservations
         .range_mut(..=at)
         .next_back()
-        .filter(|(s, r)| end <= **s + r.len)
+        .filter(|(s, r)| end <= **s + r.pair.len)
         .ok_or_else(|| Fail {
             code: RT_PARAM_INVALID,
             msg: format!("{at:#x}+{size} is not inside an address reservation"),
@@ -295,52 +278,40 @@ pub(crate) fn map(at: usize, size: usize, offset: usize, h: usize) -> R {
             format!("{at:#x}+{size} overlaps a mapping in the reservation at {rstart:#x}"),
         );
     }
-    // SAFETY: the range lies inside this module's reservation and overlaps no mapping; the file
-    // is at least `size` bytes.
-    let p = unsafe {
-        libc::mmap(
-            at as *mut libc::c_void,
-            size,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_FIXED,
-            fd,
-            0,
-        )
+    let pair = r.pair.sub(at - rstart, size);
+    // Host memory stays accessible to the host; device memory is guarded.
+    let mode = if device.is_some() {
+        space::mode()
+    } else {
+        Mode::Open
     };
-    if p == libc::MAP_FAILED {
-        return fail(
-            RT_MEMORY_ALLOCATION,
-            format!("cannot map: {}", std::io::Error::last_os_error()),
-        );
+    // SAFETY: the range lies inside this module's reservation and overlaps no mapping; the file
+    // is at least `size` bytes and stays open while the allocation lives.
+    let mapped = unsafe {
+        space::map::map_file(pair, BorrowedFd::borrow_raw(fd), 0, mode, MapFlags::empty())
+    };
+    if let Err(e) = mapped {
+        return fail(RT_MEMORY_ALLOCATION, format!("cannot map: {e}"));
     }
-    if let Err(e) = memory::write().insert_external(at, size, device, MIB2 as u32) {
-        unreserve(at, size);
+    if let Err(e) =
+        memory::write().insert_external(at, size, device, MIB2 as u32, (pair.delta(), rstart))
+    {
+        // SAFETY: the mapping just made, not registered anywhere.
+        let _ = unsafe { space::map::unreserve(pair) };
         return Err(e);
+    }
+    if let Some(d) = device {
+        regions::add(at, size, size, regions::What::Mapping, d);
     }
     r.maps.insert(at, (size, h));
     v.physical.get_mut(&h).expect("checked").mapped += 1;
     Ok(())
 }
 
-/// Puts an inaccessible reservation back over `[at, at+len)`.
-fn unreserve(at: usize, len: usize) {
-    // SAFETY: replaces this module's mapping inside its reservation with an inaccessible one.
-    unsafe {
-        libc::mmap(
-            at as *mut libc::c_void,
-            len,
-            libc::PROT_NONE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
-            -1,
-            0,
-        )
-    };
-}
-
 /// `aclrtUnmapMem`.
 pub(crate) fn unmap(at: usize) -> R {
-    let mut v = lock(&VMM);
-    let Some((_, r)) = v
+    let mut v = VMM.lock();
+    let Some((&rstart, r)) = v
         .reservations
         .range_mut(..=at)
         .next_back()
@@ -352,8 +323,11 @@ pub(crate) fn unmap(at: usize) -> R {
         );
     };
     let (len, h) = r.maps.remove(&at).expect("contained");
+    let pair = r.pair.sub(at - rstart, len);
     memory::write().remove_external(at);
-    unreserve(at, len);
+    regions::remove(at);
+    // SAFETY: the mapping's own ranges, no longer registered: inaccessible and unbacked again.
+    let _ = unsafe { space::map::unreserve(pair) };
     let release = match v.physical.get_mut(&h) {
         Some(p) => {
             p.mapped -= 1;
@@ -369,7 +343,7 @@ pub(crate) fn unmap(at: usize) -> R {
 
 /// The mapping that covers exactly `[at, at+size)`, as (device, physical handle).
 pub(crate) fn mapping(at: usize, size: usize) -> R<(Option<i32>, usize)> {
-    let v = lock(&VMM);
+    let v = VMM.lock();
     v.reservations
         .range(..=at)
         .next_back()
@@ -384,8 +358,16 @@ pub(crate) fn mapping(at: usize, size: usize) -> R<(Option<i32>, usize)> {
 
 /// The mapping that contains `at`, as its device.
 pub(crate) fn mapping_at(at: usize) -> Option<Option<i32>> {
-    let v = lock(&VMM);
+    let v = VMM.lock();
     let (_, r) = v.reservations.range(..=at).next_back()?;
     let (s, (l, h)) = r.maps.range(..=at).next_back()?;
     (at < s + l).then(|| v.physical.get(h).and_then(|p| p.device))
+}
+
+/// Lets the host access the mapping that covers exactly `[at, at+size)` (`aclrtMemSetAccess`
+/// with a host location): its program side opens for good (until it is unmapped).
+pub(crate) fn grant_host(at: usize, size: usize) -> R {
+    mapping(at, size)?;
+    regions::grant_host(at);
+    Ok(())
 }

@@ -2,14 +2,15 @@
 //! registration per stream. The runtime never calls the callbacks itself; the operator
 //! executors read the registry, so the emulator only keeps it.
 
-use crate::error::*;
-use crate::sync::lock;
+use crate::base::error::*;
+use crate::base::hooks::{Hooks, Registration};
+use crate::base::lock::{Mutex, Rank};
 use ascendcl_sys::{
     aclrtAllocatorAllocAdviseFunc, aclrtAllocatorAllocFunc, aclrtAllocatorFreeFunc,
     aclrtAllocatorGetAddrFromBlockFunc,
 };
 use std::collections::HashMap;
-use std::sync::{LazyLock, Mutex};
+use std::sync::LazyLock;
 
 /// A descriptor's contents.
 #[derive(Debug, Clone, Copy, Default)]
@@ -27,18 +28,18 @@ struct Registry {
     streams: HashMap<usize, (usize, Desc)>,
 }
 
-static REG: LazyLock<Mutex<Registry>> = LazyLock::new(|| Mutex::new(Registry::default()));
+static REG: LazyLock<Mutex<Registry>> = LazyLock::new(|| Mutex::ranked(Rank::Allocators));
 
 /// A new, empty descriptor.
 pub(crate) fn create() -> usize {
-    let h = crate::state::new_handle();
-    lock(&REG).descs.insert(h, Desc::default());
+    let h = crate::base::hub::new_handle();
+    REG.lock().descs.insert(h, Desc::default());
     h
 }
 
 /// Destroys a descriptor (registrations keep their copies).
 pub(crate) fn destroy(h: usize) -> R {
-    lock(&REG).descs.remove(&h).map(|_| ()).ok_or_else(|| Fail {
+    REG.lock().descs.remove(&h).map(|_| ()).ok_or_else(|| Fail {
         code: INVALID_PARAM,
         msg: format!("{h:#x} is not an allocator descriptor"),
     })
@@ -46,7 +47,7 @@ pub(crate) fn destroy(h: usize) -> R {
 
 /// Changes a descriptor.
 pub(crate) fn update(h: usize, f: impl FnOnce(&mut Desc)) -> R {
-    match lock(&REG).descs.get_mut(&h) {
+    match REG.lock().descs.get_mut(&h) {
         Some(d) => {
             f(d);
             Ok(())
@@ -61,7 +62,8 @@ pub(crate) fn update(h: usize, f: impl FnOnce(&mut Desc)) -> R {
 /// Registers a copy of the descriptor for `stream` (the last registration wins); the object,
 /// alloc, free and get-address functions are required (100000).
 pub(crate) fn register(stream: usize, h: usize) -> R {
-    let mut r = lock(&REG);
+    HOOKS.ensure();
+    let mut r = REG.lock();
     let d = *r.descs.get(&h).ok_or_else(|| Fail {
         code: INVALID_PARAM,
         msg: format!("{h:#x} is not an allocator descriptor"),
@@ -78,7 +80,7 @@ pub(crate) fn register(stream: usize, h: usize) -> R {
 
 /// The registration of `stream`: the descriptor handle and the copy registered.
 pub(crate) fn get(stream: usize) -> R<(usize, Desc)> {
-    lock(&REG)
+    REG.lock()
         .streams
         .get(&stream)
         .copied()
@@ -88,7 +90,14 @@ pub(crate) fn get(stream: usize) -> R<(usize, Desc)> {
         })
 }
 
+/// A destroyed stream's registration goes with it.
+static HOOKS: Registration = Registration::new(Hooks {
+    name: "allocators",
+    stream_destroyed: Some(forget),
+    ..Hooks::NONE
+});
+
 /// Forgets the registration of `stream` (unregistered, or destroyed).
 pub(crate) fn forget(stream: usize) {
-    lock(&REG).streams.remove(&stream);
+    REG.lock().streams.remove(&stream);
 }
