@@ -12,10 +12,15 @@
 //! the HCCL emulator (`hccl-emu`): the emulator root's `lib64/libhccl.so` is a link to this same
 //! library, so that a C program's ACL and HCCL calls share one emulated machine.
 //!
+//! It also exports the part of the operator library (aclnn) CANN's runtime samples call
+//! (`operators`); the emulator root's `libopapi.so` and `libnnopbase.so` link to it.
+//!
 //! The symbols live here, not in the `ascendcl-emu` and `hccl-emu` rlibs, so that a Rust program
 //! that embeds the emulators never defines `acl*` or `Hccl*` symbols that could interpose on a
 //! real library.
 #![allow(non_snake_case)]
+
+mod operators;
 
 use ascendcl_sys::*;
 use std::sync::OnceLock;

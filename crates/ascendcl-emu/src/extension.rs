@@ -6,10 +6,11 @@
 //! Nothing here is part of the C API; it is how a library layered on the runtime reaches the
 //! runtime's state, as the real libraries do through the runtime's internal interfaces.
 
-use crate::error::{self, Fail};
+use crate::base::error::{self, Fail, R};
+use crate::base::lock::{Mutex, Rank};
+use crate::engine::stream::Stream;
+use crate::engine::work::{Cx, Work};
 use crate::memory::{self, Loc, Side};
-use crate::state;
-use crate::stream::{Stream, Task};
 use std::sync::Arc;
 
 /// A failure as the runtime reports it: an `aclError` code and what went wrong.
@@ -74,7 +75,7 @@ impl std::fmt::Debug for StreamRef {
 /// context's default stream (which needs a current context), anything else must be a live
 /// stream (107017 otherwise).
 pub fn stream(handle: usize) -> Result<StreamRef, AclFailure> {
-    Ok(StreamRef(state::stream(handle)?))
+    Ok(StreamRef(crate::stream::get(handle)?))
 }
 
 impl StreamRef {
@@ -95,7 +96,7 @@ impl StreamRef {
 
     /// Fails with 107003 unless the stream belongs to the calling thread's current context.
     pub fn check_current_context(&self) -> Result<(), AclFailure> {
-        Ok(state::check_stream_context(&self.0)?)
+        Ok(crate::stream::check_context(&self.0)?)
     }
 
     /// Queues `task`: the stream's worker runs it after every task queued before it, and the
@@ -107,11 +108,10 @@ impl StreamRef {
     where
         F: FnOnce() -> Result<(), AclFailure> + Send + 'static,
     {
-        let task: crate::stream::ExtTask =
-            std::sync::Arc::new(std::sync::Mutex::new(Some(Box::new(move || {
-                task().map_err(Fail::from)
-            }))));
-        Ok(self.0.enqueue(Task::External(task))?)
+        let run: Box<dyn FnOnce() -> R + Send> = Box::new(move || task().map_err(Fail::from));
+        Ok(self
+            .0
+            .enqueue(External(Mutex::new(Rank::ExternalTask, Some(run))))?)
     }
 
     /// Waits for every task queued so far and returns (and clears) the first task error, as
@@ -180,48 +180,126 @@ impl MemoryRange {
         }
     }
 
-    /// Runs `f` with the range's first byte while no allocation can be freed, after checking
-    /// that the allocation the range was validated in is still live (a task that runs after the
-    /// memory was freed fails with 507000, as a queued copy does). For an allocation of the
-    /// runtime, `f` may access the `len` bytes from the pointer; pageable memory is the
-    /// caller's business. `f` must not call back into the runtime's memory functions.
+    /// Runs `f` with the emulator's view of the range's first byte while no allocation can be
+    /// freed, after checking that the allocation the range was validated in is still live (a
+    /// task that runs after the memory was freed fails with 507000, as a queued copy does).
+    ///
+    /// The pointer is not the range's address for device memory: host code cannot touch device
+    /// memory at the addresses the program knows (they fault, as on an NPU); the pointer is the
+    /// alias the emulator's own code uses. For an allocation of the runtime, `f` may access the
+    /// `len` bytes from the pointer; pageable memory is the caller's business. `f` must not
+    /// call back into the runtime's memory functions. Prefer [`MemoryRange::read`] and
+    /// [`MemoryRange::write`], which need no `unsafe` and access aligned words atomically.
     pub fn with_live<T>(&self, f: impl FnOnce(*mut u8) -> T) -> Result<T, AclFailure> {
         let t = memory::read();
-        if !t.still_live(self.side) {
-            return Err(AclFailure::new(
-                error::RT_INTERNAL_ERROR,
-                format!(
-                    "a queued task touches the allocation at {:#x}, which was freed before the \
-                     task ran (free does not wait for work in flight)",
-                    self.side.alloc
-                ),
-            ));
-        }
-        let r = f(self.addr as *mut u8);
+        self.live(&t)?;
+        let r = f(memory::access::ptr(self.addr, self.side));
         drop(t);
         Ok(r)
     }
+
+    /// The 507000 of a range whose allocation was freed.
+    fn live(&self, t: &memory::Table) -> Result<(), AclFailure> {
+        if t.still_live(self.side) {
+            return Ok(());
+        }
+        Err(AclFailure::new(
+            error::RT_INTERNAL_ERROR,
+            format!(
+                "a queued task touches the allocation at {:#x}, which was freed before the task \
+                 ran (free does not wait for work in flight)",
+                self.side.alloc
+            ),
+        ))
+    }
+
+    /// Copies `out.len()` bytes from offset `off` of the range into `out`: 507000 when the
+    /// allocation was freed, 107000 when the bytes run past the range. An aligned word of 1, 2,
+    /// 4 or 8 bytes is read atomically.
+    pub fn read(&self, off: usize, out: &mut [u8]) -> Result<(), AclFailure> {
+        self.within(off, out.len())?;
+        let t = memory::read();
+        self.live(&t)?;
+        // SAFETY: the bytes lie in the validated range (checked above) of a live allocation
+        // (held live by the table's lock), or in pageable memory the range's creator vouched
+        // for.
+        unsafe { memory::access::read(self.addr + off, self.side, out) };
+        Ok(())
+    }
+
+    /// Copies `data` to offset `off` of the range: as [`MemoryRange::read`].
+    pub fn write(&self, off: usize, data: &[u8]) -> Result<(), AclFailure> {
+        self.within(off, data.len())?;
+        let t = memory::read();
+        self.live(&t)?;
+        // SAFETY: as in `read`.
+        unsafe { memory::access::write(self.addr + off, self.side, data) };
+        Ok(())
+    }
+
+    fn within(&self, off: usize, len: usize) -> Result<(), AclFailure> {
+        if off.checked_add(len).is_none_or(|end| end > self.len) {
+            return Err(AclFailure::new(
+                error::RT_PARAM_INVALID,
+                format!(
+                    "an access of {len} bytes at offset {off} runs past the {}-byte range at \
+                     {:#x}",
+                    self.len, self.addr
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A live allocation, as [`allocation_at`] finds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Allocation {
+    /// Its first byte.
+    pub start: usize,
+    /// The bytes that may be accessed from `start` (the size asked for; for virtual memory, the
+    /// mappings placed back to back around the address).
+    pub len: usize,
+    /// Where it lies.
+    pub location: MemoryLocation,
+}
+
+/// The live allocation holding byte `addr` (device memory, pinned or registered host memory),
+/// or `None` (pageable memory, freed memory, an unmapped part of a reservation). For checks of
+/// every access a kernel makes: one shared lock and one binary search of the sorted
+/// allocations, no allocation.
+#[inline]
+pub fn allocation_at(addr: usize) -> Option<Allocation> {
+    let (start, len, kind) = memory::read().region_of(addr)?;
+    Some(Allocation {
+        start,
+        len,
+        location: match kind {
+            memory::Kind::Device(d) => MemoryLocation::Device(d),
+            memory::Kind::Pinned | memory::Kind::Registered => MemoryLocation::PinnedHost,
+        },
+    })
 }
 
 /// The calling thread's current device (107002 without a current context).
 pub fn current_device() -> Result<i32, AclFailure> {
-    Ok(state::current_ids()?.0)
+    Ok(crate::device::context::current_ids()?.0)
 }
 
 /// The calling thread's current context handle (107002 without one).
 pub fn current_context() -> Result<usize, AclFailure> {
-    Ok(state::current_ids()?.1)
+    Ok(crate::device::context::current_ids()?.1)
 }
 
 /// Makes a live context current on the calling thread without taking a device reference, as
 /// `aclrtSetCurrentContext` does (107017 for a context that is not live).
 pub fn set_current_context(context: usize) -> Result<(), AclFailure> {
-    Ok(state::set_current_context(context)?)
+    Ok(crate::device::context::set_current_context(context)?)
 }
 
 /// The number of emulated devices.
 pub fn device_count() -> u32 {
-    state::device_count()
+    crate::device::count()
 }
 
 /// Adds `line` to the calling thread's recent-error messages (returned by the next
@@ -238,4 +316,24 @@ pub fn record_message(line: impl Into<String>) {
         }
         m.push(line);
     });
+}
+
+/// Work queued by a library layered on the runtime; its error is the task's error. It runs once:
+/// a model that captured it and replays it finds it taken and fails.
+struct External(Mutex<Option<Box<dyn FnOnce() -> R + Send>>>);
+
+impl Work for External {
+    fn run(&self, _: &Cx<'_>) -> R {
+        // Taken out first: the lock is not held while the work runs.
+        let task = self.0.lock().take();
+        match task {
+            Some(run) => run(),
+            None => Err(Fail {
+                code: error::RT_FEATURE_NOT_SUPPORT,
+                msg: "a task queued by a library on the runtime (an HCCL collective) runs once; \
+                      it cannot be replayed from a captured model"
+                    .to_string(),
+            }),
+        }
+    }
 }

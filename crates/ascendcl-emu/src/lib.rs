@@ -14,7 +14,7 @@
 //!
 //! | device concept | emulated by |
 //! |---|---|
-//! | device memory | an anonymous `mmap` per allocation, with the malloc policy's page size |
+//! | device memory | its own address space: a memory file mapped at the program's addresses, which host code cannot touch (a fault naming the allocation), and at an alias the emulator's copies, tasks and libraries use |
 //! | pinned host memory | an anonymous `mmap`, tracked as pinned |
 //! | stream | an in-order task queue run by a worker thread |
 //! | event | a sequence-numbered record completed (and timestamped) by the stream |
@@ -25,6 +25,7 @@
 //! | captured model | the recorded tasks, cloned onto a stream at each execution |
 //! | kernel binary | a host-mode shared object built by `ascendc-build`, loaded with `dlopen` |
 //! | kernel launch | a stream task whose blocks run on a pool of host threads |
+//! | data channel, queue | a bounded FIFO of the process, waited on with a condition variable |
 //!
 //! Every copy and memset is validated against the table of live allocations. The emulator is
 //! configured by `ASCENDCL_EMU_*` environment variables ([`mod@config`]) or from Rust
@@ -36,45 +37,29 @@
 //! (without clearing them). The C functions themselves are in [`capi`].
 #![warn(missing_docs)]
 
-mod allocator;
+mod base;
 mod builtin;
-mod callback;
 pub mod capi;
-pub mod config;
-mod copy;
-mod error;
+mod data_buffer;
+mod device;
+mod engine;
 mod event;
-mod exception;
 pub mod extension;
-pub mod faults;
-mod host_func;
-mod init_callbacks;
-mod ipc;
-mod json;
+mod host;
 mod kernel;
-mod kernel_args;
-pub mod kernel_pool;
-mod kernel_run;
-mod label;
-pub mod leak;
-mod limits;
-mod managed;
+mod lifecycle;
 mod memory;
 mod model;
-mod model_exec;
-mod notify;
-mod soc;
-mod state;
+mod operators;
 mod stream;
-mod stream_state;
-mod subscriptions;
 mod sync;
-mod unsupported;
-mod vmm;
-mod wait;
+mod tdt;
 
+pub use base::{config, faults, leak};
+pub use kernel::pool as kernel_pool;
+
+pub use base::error::recent_messages;
 pub use config::{Config, HugePages, config, set_config};
-pub use error::recent_messages;
 pub use faults::{
     FaultSpec, clear_faults, default_code, inject_fault, inject_fault_with_code,
     set_faults_from_str,
@@ -96,7 +81,7 @@ macro_rules! implemented {
         /// recent-error message naming the function and records its name for
         /// `ascendcl_sys::take_missing_symbol`.
         pub fn api() -> AclApi {
-            let mut api = unsupported::table();
+            let mut api = capi::unsupported::table();
             $( api.$name = capi::$name; )*
             api
         }
@@ -353,6 +338,66 @@ implemented! {
     aclrtKernelArgsFinalize,
     aclrtLaunchKernelWithConfig,
     aclrtLaunchKernel,
+    acltdtAddDataItem,
+    acltdtAddQueueRoute,
+    acltdtAllocBuf,
+    acltdtAppendBufChain,
+    acltdtAttachQueue,
+    acltdtBindQueueRoutes,
+    acltdtCleanChannel,
+    acltdtCopyBufRef,
+    acltdtCreateChannel,
+    acltdtCreateChannelWithCapacity,
+    acltdtCreateDataItem,
+    acltdtCreateDataset,
+    acltdtCreateQueue,
+    acltdtCreateQueueAttr,
+    acltdtCreateQueueRoute,
+    acltdtCreateQueueRouteList,
+    acltdtCreateQueueRouteQueryInfo,
+    acltdtDequeue,
+    acltdtDequeueData,
+    acltdtDestroyChannel,
+    acltdtDestroyDataItem,
+    acltdtDestroyDataset,
+    acltdtDestroyQueue,
+    acltdtDestroyQueueAttr,
+    acltdtDestroyQueueRoute,
+    acltdtDestroyQueueRouteList,
+    acltdtDestroyQueueRouteQueryInfo,
+    acltdtEnqueue,
+    acltdtEnqueueData,
+    acltdtFreeBuf,
+    acltdtGetBufChainNum,
+    acltdtGetBufData,
+    acltdtGetBufDataLen,
+    acltdtGetBufFromChain,
+    acltdtGetBufUserData,
+    acltdtGetDataAddrFromItem,
+    acltdtGetDataItem,
+    acltdtGetDataSizeFromItem,
+    acltdtGetDataTypeFromItem,
+    acltdtGetDatasetName,
+    acltdtGetDatasetSize,
+    acltdtGetDimNumFromItem,
+    acltdtGetDimsFromItem,
+    acltdtGetQueueAttr,
+    acltdtGetQueueRoute,
+    acltdtGetQueueRouteNum,
+    acltdtGetQueueRouteParam,
+    acltdtGetSliceInfoFromItem,
+    acltdtGetTensorTypeFromItem,
+    acltdtGrantQueue,
+    acltdtQueryChannelSize,
+    acltdtQueryQueueRoutes,
+    acltdtReceiveTensor,
+    acltdtSendTensor,
+    acltdtSetBufDataLen,
+    acltdtSetBufUserData,
+    acltdtSetQueueAttr,
+    acltdtSetQueueRouteQueryInfo,
+    acltdtStopChannel,
+    acltdtUnbindQueueRoutes,
 }
 
 /// The emulator as an in-process backend for `ascendcl_sys::install`.
@@ -381,17 +426,43 @@ pub fn backend() -> Backend {
 /// Resources alive right now in the whole process (device allocations of every device, pinned
 /// and registered host memory, streams, events, user contexts).
 pub fn leak_report() -> LeakReport {
-    state::live_report(None)
+    crate::device::live_report(None)
 }
 
 /// Resources alive right now on one device.
 pub fn device_leak_report(device: i32) -> LeakReport {
-    state::live_report(Some(device))
+    crate::device::live_report(Some(device))
 }
 
 /// The number of `aclrtSetDevice` references a device holds (0 when released).
 pub fn device_refs(device: i32) -> u64 {
-    state::device_refs(device)
+    crate::device::refs(device)
+}
+
+/// The emulator's lock ranks in the order locks are taken: (rank, what the lock guards).
+#[doc(hidden)]
+pub fn lock_ranks() -> Vec<(&'static str, &'static str)> {
+    base::rank::Rank::ALL
+        .iter()
+        .map(|r| (r.variant(), r.name()))
+        .collect()
+}
+
+/// The lock nestings this process has taken so far (debug builds record them): (the highest rank
+/// held, or `None`, and the rank taken).
+#[doc(hidden)]
+pub fn lock_nestings() -> Vec<(Option<&'static str>, &'static str)> {
+    base::rank::observed()
+        .into_iter()
+        .map(|(o, i)| (o.map(|o| o.variant()), i.variant()))
+        .collect()
+}
+
+/// The concepts whose teardown hooks are registered so far, in registration order (each registers
+/// when it first keeps state a device release, a stream destruction or a finalize must undo).
+#[doc(hidden)]
+pub fn teardown_hooks() -> Vec<&'static str> {
+    base::hooks::registered()
 }
 
 /// The README's examples, compiled and run as doctests.

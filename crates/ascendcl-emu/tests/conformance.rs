@@ -1135,21 +1135,39 @@ fn page_below(addr: usize) -> Option<usize> {
 }
 
 #[test]
-fn s2_pageable_page_just_below_a_device_or_freed_allocation() {
-    // Exclusive: no other test maps memory between the allocation and the probe.
+fn s2_pageable_page_just_below_device_memory() {
+    // Device memory lives in device address space, which host memory borders only at its
+    // edges: here, a virtual memory reservation with physical memory mapped at its start.
+    // Exclusive: no other test maps memory between the reservation and the probe.
     let _g = exclusive();
     let _d = Dev::new(0);
-    let mut hits = (0, 0);
+    const MIB2: usize = 2 << 20;
+    let prop = aclrtPhysicalMemProp {
+        handleType: ACL_MEM_HANDLE_TYPE_NONE,
+        allocationType: ACL_MEM_ALLOCATION_TYPE_PINNED,
+        memAttr: ACL_HBM_MEM_HUGE,
+        location: aclrtMemLocation {
+            id: 0,
+            type_: ACL_MEM_LOCATION_TYPE_DEVICE,
+        },
+        reserve: 0,
+    };
+    let mut hits = 0;
     for _ in 0..32 {
-        let dev = malloc(4096);
-        let Some(below) = page_below(dev as usize) else {
-            free(dev);
+        let (mut va, mut ph) = (null_mut(), null_mut());
+        ok(unsafe { aclrtReserveMemAddress(&mut va, MIB2, 0, null_mut(), 0) });
+        ok(unsafe { aclrtMallocPhysical(&mut ph, MIB2, &prop, 0) });
+        ok(unsafe { aclrtMapMem(va, MIB2, 0, ph, 0) });
+        let Some(below) = page_below(va as usize) else {
+            ok(unsafe { aclrtUnmapMem(va) });
+            ok(unsafe { aclrtFreePhysical(ph) });
+            ok(unsafe { aclrtReleaseMemAddress(va) });
             continue;
         };
         let b = below as *mut c_void;
         // Within the page: fine.
         ok(unsafe { aclrtMemset(b, 4096, 1, 4096) });
-        // Runs into the live device allocation.
+        // Runs into the device mapping.
         err(
             unsafe { aclrtMemset(b, 8192, 0, 4097) },
             AclError::PARAM_INVALID,
@@ -1161,25 +1179,26 @@ fn s2_pageable_page_just_below_a_device_or_freed_allocation() {
         );
         let m = take_msg();
         assert!(m.contains("runs into the device allocation"), "{m}");
-        hits.0 += 1;
-        // Freed: the range now runs into freed (still reserved) memory.
-        free(dev);
+        // Unmapped: the range now runs into the reservation, where nothing is mapped.
+        ok(unsafe { aclrtUnmapMem(va) });
         assert_eq!(
             unsafe { aclrtMemset(b, 8192, 0, 4097) },
             AclError::PARAM_INVALID
         );
         let m = take_msg();
-        assert!(m.contains("runs into the freed allocation"), "{m}");
-        hits.1 += 1;
+        assert!(m.contains("where nothing is mapped"), "{m}");
+        hits += 1;
         // Nothing was written past the page.
         let mut tail = [9u8; 1];
         ok(unsafe { aclrtMemcpy(tail.as_mut_ptr().cast(), 1, b.wrapping_byte_add(4095), 1, 0) });
         assert_eq!(tail[0], 1);
+        ok(unsafe { aclrtFreePhysical(ph) });
+        ok(unsafe { aclrtReleaseMemAddress(va) });
         // SAFETY: b is the page page_below mapped for this test; nothing uses it any more.
         unsafe { libc::munmap(b, 4096) };
         break;
     }
-    assert_eq!(hits, (1, 1), "found a free page below a fresh allocation");
+    assert_eq!(hits, 1, "found no free page below a fresh reservation");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1689,6 +1708,47 @@ fn s2_host_register_and_unregister() {
 }
 
 #[test]
+fn s2_host_register_v2_mapped_accepts_pinned_memory() {
+    // The zero-copy sample registers memory from aclrtMallocHost with ACL_HOST_REG_MAPPED: the
+    // runtime refuses only a range registered already.
+    let _g = shared();
+    let _d = Dev::new(0);
+    let pin = malloc_host(8192);
+    ok(unsafe { aclrtHostRegisterV2(pin, 8192, ACL_HOST_REG_MAPPED) });
+    let mut dev_ptr = null_mut();
+    ok(unsafe { aclrtHostGetDevicePointer(pin, &mut dev_ptr, 0) });
+    assert_eq!(dev_ptr, pin);
+    // A device copy through the device address reaches the pinned bytes.
+    let dev = malloc(8192);
+    ok(unsafe { aclrtMemset(dev, 8192, 0x3c, 8192) });
+    ok(unsafe { aclrtMemcpy(dev_ptr, 8192, dev, 8192, ACL_MEMCPY_DEVICE_TO_HOST) });
+    assert_eq!(unsafe { pin.cast::<u8>().add(8191).read() }, 0x3c);
+    // A second registration of it (either API), or of part of it: 507910.
+    err(
+        unsafe { aclrtHostRegisterV2(pin, 8192, ACL_HOST_REG_MAPPED) },
+        AclError::HOST_MEMORY_ALREADY_REGISTERED,
+    );
+    let mut dp = null_mut();
+    err(
+        unsafe { aclrtHostRegister(pin.wrapping_byte_add(4096), 4096, 0, &mut dp) },
+        AclError::HOST_MEMORY_ALREADY_REGISTERED,
+    );
+    ok(unsafe { aclrtHostUnregister(pin) });
+    err(
+        unsafe { aclrtHostUnregister(pin) },
+        AclError::HOST_MEMORY_NOT_REGISTERED,
+    );
+    // A part of it registers too, and goes with the pinned memory when it is freed.
+    ok(unsafe { aclrtHostRegister(pin.wrapping_byte_add(4096), 4096, 0, &mut dp) });
+    free_host(pin);
+    err(
+        unsafe { aclrtHostGetDevicePointer(pin.wrapping_byte_add(4096), &mut dev_ptr, 0) },
+        AclError::HOST_MEMORY_NOT_REGISTERED,
+    );
+    free(dev);
+}
+
+#[test]
 fn s2_host_register_v2_flags() {
     let _g = shared();
     let _d = Dev::new(0);
@@ -1995,7 +2055,7 @@ extern "C" fn slow_bump(arg: *mut c_void) {
 }
 
 #[test]
-fn s3_destroy_waits_force_discards_reset_waits() {
+fn s3_destroy_waits_force_runs_what_was_queued_reset_waits() {
     use std::sync::atomic::Ordering::SeqCst;
     let _g = exclusive();
     let _d = Dev::new(0);
@@ -2005,8 +2065,8 @@ fn s3_destroy_waits_force_discards_reset_waits() {
     ok(unsafe { aclrtLaunchHostFunc(s, Some(slow_bump), 100 as *mut c_void) });
     ok(unsafe { aclrtDestroyStream(s) });
     assert_eq!(DONE.load(SeqCst), 1, "destroy waited for the host function");
-    // aclrtDestroyStreamForce discards the work that has not started and returns once the
-    // running task has finished (the runtime waits for the device to drain what it runs).
+    // aclrtDestroyStreamForce: what was already queued (here host functions) still runs, as
+    // work handed to a device's stream does, and the call returns once it has (within a bound).
     let s = stream();
     STARTED.store(0, SeqCst);
     ok(unsafe { aclrtLaunchHostFunc(s, Some(mark_started), std::ptr::null_mut()) });
@@ -2017,19 +2077,11 @@ fn s3_destroy_waits_force_discards_reset_waits() {
     while STARTED.load(SeqCst) == 0 {
         std::thread::yield_now();
     }
-    // The first slow_bump is running (or about to) once mark_started ran; let it start.
-    std::thread::sleep(Duration::from_millis(20));
     ok(unsafe { aclrtDestroyStreamForce(s) });
     assert_eq!(
         DONE.load(SeqCst),
-        2,
-        "the running task finished before the call returned"
-    );
-    std::thread::sleep(Duration::from_millis(100));
-    assert_eq!(
-        DONE.load(SeqCst),
-        2,
-        "the tasks that had not started were discarded"
+        7,
+        "every task queued before the forced destroy ran before the call returned"
     );
     // aclrtResetDevice at count 0 destroys the streams after their work finishes.
     ok(unsafe { aclrtSetDevice(1) });
@@ -2046,6 +2098,58 @@ fn s3_destroy_waits_force_discards_reset_waits() {
         unsafe { aclrtSynchronizeStream(s) },
         AclError::INVALID_HANDLE,
     );
+}
+
+static OPEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Holds its stream until `OPEN` is set.
+extern "C" fn hold_until_open(_: *mut c_void) {
+    while !OPEN.load(std::sync::atomic::Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn s3_reset_force_runs_what_was_queued_and_gives_up_waits() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let _g = exclusive();
+    let _d = Dev::new(0);
+    let mut home = null_mut();
+    ok(unsafe { aclrtGetCurrentContext(&mut home) });
+    DONE.store(0, SeqCst);
+    OPEN.store(false, SeqCst);
+    ok(unsafe { aclrtSetDevice(1) });
+    // A stream held by a gate, with work queued behind it; pinned memory outlives the device.
+    let s = stream();
+    ok(unsafe { aclrtLaunchHostFunc(s, Some(hold_until_open), null_mut()) });
+    for _ in 0..5 {
+        ok(unsafe { aclrtLaunchHostFunc(s, Some(slow_bump), null_mut()) });
+    }
+    let host = malloc_host(64);
+    unsafe { std::ptr::write_bytes(host.cast::<u8>(), 0, 64) };
+    ok(unsafe { aclrtMemsetAsync(host, 64, 0x77, 64, s) });
+    // A stream that waits for a notify no one records, with work queued behind the wait.
+    let w = stream();
+    let mut notify = null_mut();
+    ok(unsafe { aclrtCreateNotify(&mut notify, 0) });
+    ok(unsafe { aclrtWaitAndResetNotify(notify, w, 0) });
+    ok(unsafe { aclrtLaunchHostFunc(w, Some(slow_bump), null_mut()) });
+    let opener = std::thread::spawn(|| {
+        std::thread::sleep(Duration::from_millis(30));
+        OPEN.store(true, SeqCst);
+    });
+    ok(unsafe { aclrtResetDeviceForce(1) });
+    opener.join().unwrap();
+    assert_eq!(
+        DONE.load(SeqCst),
+        6,
+        "the forced reset ran the queued work of both streams (the wait gave up) before it returned"
+    );
+    let mut back = [0u8; 64];
+    unsafe { std::ptr::copy_nonoverlapping(host.cast::<u8>(), back.as_mut_ptr(), 64) };
+    assert_eq!(back, [0x77; 64], "the queued memset ran");
+    ok(unsafe { aclrtSetCurrentContext(home) });
+    free_host(host);
 }
 
 // ---------------------------------------------------------------------------------------------

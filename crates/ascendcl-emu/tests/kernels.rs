@@ -15,15 +15,32 @@ use std::sync::OnceLock;
 /// The test binary, compiled once.
 fn binary_path() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
+    PATH.get_or_init(|| compile_binary("emu_abi_kernels.so", None))
+}
+
+/// The test binary with its first kernel named `store2`, compiled once.
+fn second_binary_path() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| compile_binary("emu_abi_kernels_2.so", Some("store2")))
+}
+
+fn compile_binary(name: &str, store_name: Option<&str>) -> PathBuf {
+    {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/abi_kernels.c");
-        let so = Path::new(env!("CARGO_TARGET_TMPDIR")).join("emu_abi_kernels.so");
+        let so = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+        // Compiled under a name of this process and renamed into place: the tests that run in
+        // child processes compile it too, and a loader must never see a half-written file.
+        let partial = so.with_extension(format!("so.{}", std::process::id()));
         let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-        let out = Command::new(&cc)
+        let mut cmd = Command::new(&cc);
+        if let Some(n) = store_name {
+            cmd.arg(format!("-DSTORE_NAME=\"{n}\""));
+        }
+        let out = cmd
             .args(["-std=c11", "-O1", "-shared", "-fPIC", "-fvisibility=hidden"])
             .arg(&src)
             .arg("-o")
-            .arg(&so)
+            .arg(&partial)
             .output()
             .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
         assert!(
@@ -31,8 +48,9 @@ fn binary_path() -> &'static Path {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        std::fs::rename(&partial, &so).expect("the compiled binary moves into place");
         so
-    })
+    }
 }
 
 fn cpath(p: &Path) -> CString {
@@ -159,6 +177,27 @@ fn descriptors_and_loading_check_their_arguments() {
     );
     ok(unsafe { aclrtBinaryLoadFromData(bytes.as_ptr().cast(), bytes.len(), null(), &mut h) });
     ok(unsafe { aclrtBinaryUnLoad(h) });
+}
+
+/// Two binaries loaded from data, one after the other, are two binaries (each is staged in an
+/// anonymous file that `dlopen` opens by path: the second must not get the first's path).
+#[test]
+fn binaries_loaded_from_data_one_after_another_stay_apart() {
+    let _d = Dev::new(0);
+    let first = std::fs::read(binary_path()).unwrap();
+    let second = std::fs::read(second_binary_path()).unwrap();
+    let (mut a, mut b) = (null_mut(), null_mut());
+    ok(unsafe { aclrtBinaryLoadFromData(first.as_ptr().cast(), first.len(), null(), &mut a) });
+    ok(unsafe { aclrtBinaryLoadFromData(second.as_ptr().cast(), second.len(), null(), &mut b) });
+    let _ = function(b, "store2");
+    let mut f = null_mut();
+    err(
+        unsafe { aclrtBinaryGetFunction(b, c"store".as_ptr(), &mut f) },
+        AclError::PARAM_INVALID,
+    );
+    let _ = function(a, "store");
+    ok(unsafe { aclrtBinaryUnLoad(a) });
+    ok(unsafe { aclrtBinaryUnLoad(b) });
 }
 
 #[test]
@@ -714,6 +753,112 @@ fn placeholders_point_at_a_copy_of_their_buffer() {
     ok(sync(s));
     assert_eq!(read_u32(out, 1), [100 + 2 + 3]);
     free(out);
+    ok(unsafe { aclrtDestroyStream(s) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}
+
+#[test]
+fn a_kernel_follows_a_device_pointer_stored_in_device_memory() {
+    let _d = Dev::new(0);
+    let bin = load();
+    let f = function(bin, "indirect");
+    let (slot, target) = (malloc(8), malloc(4));
+    h2d(slot, &(target as usize as u64).to_ne_bytes());
+    h2d(target, &[0u8; 4]);
+    let s = stream();
+    launch(f, 1, s, &[Arg::Ptr(slot)]);
+    ok(sync(s));
+    assert_eq!(read_u32(target, 1), [77]);
+    free(slot);
+    free(target);
+    ok(unsafe { aclrtDestroyStream(s) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}
+
+#[test]
+fn a_kernel_reads_across_mappings_placed_back_to_back() {
+    let _d = Dev::new(0);
+    const MIB2: usize = 2 << 20;
+    let prop = aclrtPhysicalMemProp {
+        handleType: ACL_MEM_HANDLE_TYPE_NONE,
+        allocationType: ACL_MEM_ALLOCATION_TYPE_PINNED,
+        memAttr: ACL_HBM_MEM_HUGE,
+        location: aclrtMemLocation {
+            id: 0,
+            type_: ACL_MEM_LOCATION_TYPE_DEVICE,
+        },
+        reserve: 0,
+    };
+    let mut va = null_mut();
+    ok(unsafe { aclrtReserveMemAddress(&mut va, 3 * MIB2, 0, null_mut(), 0) });
+    let mut hs = [null_mut(); 2];
+    for (i, h) in hs.iter_mut().enumerate() {
+        ok(unsafe { aclrtMallocPhysical(h, MIB2, &prop, 0) });
+        ok(unsafe { aclrtMapMem(va.wrapping_byte_add(i * MIB2), MIB2, 0, *h, 0) });
+    }
+    // Four words, two on each side of the boundary between the mappings.
+    let data = va.wrapping_byte_add(MIB2 - 8);
+    let words: Vec<u8> = [1u32, 2, 30, 400]
+        .iter()
+        .flat_map(|w| w.to_ne_bytes())
+        .collect();
+    h2d(data, &words);
+    let bin = load();
+    let f = function(bin, "sum");
+    let out = malloc(4);
+    let s = stream();
+    let mut a = null_mut();
+    ok(unsafe { aclrtKernelArgsInit(f, &mut a) });
+    for x in [Arg::Ptr(out), Arg::Ptr(data), Arg::U32(4)] {
+        ok(append(a, &x));
+    }
+    ok(unsafe { aclrtKernelArgsFinalize(a) });
+    ok(unsafe { aclrtLaunchKernelWithConfig(f, 1, s, null_mut(), a, null_mut()) });
+    ok(sync(s));
+    assert_eq!(read_u32(out, 1), [433]);
+    // The runtime's lookup finds the whole run of mappings; past it, nothing is mapped.
+    let probe = function(bin, "probe");
+    launch(
+        probe,
+        1,
+        s,
+        &[Arg::Ptr(va), Arg::U64((2 * MIB2 - 1) as u64)],
+    );
+    ok(sync(s));
+    launch(probe, 1, s, &[Arg::Ptr(va), Arg::U64((2 * MIB2) as u64)]);
+    err(sync(s), AclError::VECTOR_CORE_EXCEPTION);
+    ok(unsafe { aclrtDestroyStream(s) });
+    free(out);
+    for (i, h) in hs.iter().enumerate() {
+        ok(unsafe { aclrtUnmapMem(va.wrapping_byte_add(i * MIB2)) });
+        ok(unsafe { aclrtFreePhysical(*h) });
+    }
+    ok(unsafe { aclrtReleaseMemAddress(va) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}
+
+#[test]
+fn a_kernel_touching_device_memory_where_nothing_lives_fails_its_task() {
+    let _d = Dev::new(0);
+    const MIB2: usize = 2 << 20;
+    let bin = load();
+    // `store` writes through its pointer without asking the runtime first.
+    let f = function(bin, "store");
+    let s = stream();
+    // The unmapped part of a reservation.
+    let mut va = null_mut();
+    ok(unsafe { aclrtReserveMemAddress(&mut va, MIB2, 0, null_mut(), 0) });
+    launch(f, 1, s, &[Arg::Ptr(va), Arg::U32(5)]);
+    assert_eq!(AclError(sync(s)), AclError::VECTOR_CORE_EXCEPTION);
+    let m = take_msg();
+    assert!(m.contains("in no live allocation"), "{m}");
+    // The stream goes on.
+    let out = malloc(4);
+    launch(f, 1, s, &[Arg::Ptr(out), Arg::U32(9)]);
+    ok(sync(s));
+    assert_eq!(read_u32(out, 1), [9]);
+    free(out);
+    ok(unsafe { aclrtReleaseMemAddress(va) });
     ok(unsafe { aclrtDestroyStream(s) });
     ok(unsafe { aclrtBinaryUnLoad(bin) });
 }

@@ -1,7 +1,7 @@
 //! The allocator registry: descriptors and their registration per stream.
 
 use super::*;
-use crate::allocator::{self, Desc};
+use crate::memory::allocator::{self, Desc};
 
 /// `aclrtAllocatorCreateDesc`: a new, empty descriptor.
 ///
@@ -72,7 +72,7 @@ acl! {
         if stream.is_null() || allocatorDesc.is_null() {
             return fail(INVALID_PARAM, "stream or allocatorDesc is NULL");
         }
-        let s = state::stream(handle(stream))?;
+        let s = crate::stream::get(handle(stream))?;
         allocator::register(s.handle, handle(allocatorDesc))
     }
 }

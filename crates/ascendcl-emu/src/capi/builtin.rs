@@ -2,7 +2,8 @@
 
 use super::*;
 use crate::builtin;
-use crate::stream::{RandomJob, Scalar};
+use crate::builtin::work::{RandomJob, Reduce, Scalar};
+use crate::memory;
 
 /// The types `aclrtReduceAsync` accepts at all (the ACL layer) and those the emulated SoCs
 /// (Atlas A2/A3) support.
@@ -65,8 +66,8 @@ acl! {
         if len % elem != 0 {
             return fail(RT_PARAM_INVALID, format!("count {count} is not a multiple of the element size {elem}"));
         }
-        let s = state::stream(handle(stream))?;
-        state::check_stream_context(&s)?;
+        let s = crate::stream::get(handle(stream))?;
+        crate::stream::check_context(&s)?;
         let d_side = device_range("dst", dst as usize, len)?;
         let s_side = device_range("src", src as usize, len)?;
         for side in [d_side, s_side] {
@@ -74,7 +75,7 @@ acl! {
                 return fail(RT_PARAM_INVALID, format!("dst, src and the stream must be on one device ({})", s.device));
             }
         }
-        s.enqueue(Task::Reduce { dst: dst as usize, src: src as usize, len, kind, dtype: type_, sides: [d_side, s_side] })
+        s.enqueue(Reduce { dst: dst as usize, src: src as usize, len, kind, dtype: type_, sides: [d_side, s_side] })
     }
 }
 
@@ -97,9 +98,9 @@ fn scalar(what: &str, p: &aclrtRandomParaInfo, max: usize) -> R<Scalar> {
         }),
         1 => {
             let addr = u64::from_le_bytes(p.valueOrAddr) as usize;
-            device_range(what, addr, size.min(max).max(1))?;
+            let side = device_range(what, addr, size.min(max).max(1))?;
             Ok(Scalar {
-                addr: Some(addr),
+                addr: Some((addr, side)),
                 bytes: [0; 8],
                 size: size.min(max),
             })
@@ -166,14 +167,14 @@ acl! {
                 ],
             }
         };
-        let s = state::stream(handle(stream))?;
-        state::check_stream_context(&s)?;
+        let s = crate::stream::get(handle(stream))?;
+        crate::stream::check_context(&s)?;
         // The count is read now to size the result (a count in device memory as well).
         let n = {
-            let b = num.addr.map_or(num.bytes, |a| {
+            let b = num.addr.map_or(num.bytes, |(a, side)| {
                 let mut b = [0u8; 8];
                 // SAFETY: validated as num.size bytes of device memory just above.
-                unsafe { std::ptr::copy_nonoverlapping(a as *const u8, b.as_mut_ptr(), num.size) };
+                unsafe { memory::access::read(a, side, &mut b[..num.size]) };
                 b
             });
             let mut w = [0u8; 8];
@@ -183,7 +184,7 @@ acl! {
         let result_len = if func == ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK { n.div_ceil(8) } else { n.saturating_mul(elem) };
         let r_side = device_range("randomResultAddr", t.randomResultAddr as usize, result_len.max(1))?;
         let c_side = device_range("randomCounterAddr", t.randomCounterAddr as usize, 16)?;
-        s.enqueue(Task::Random(Box::new(RandomJob {
+        s.enqueue(RandomJob {
             dtype,
             func,
             params,
@@ -193,6 +194,6 @@ acl! {
             result_len,
             counter: t.randomCounterAddr as usize,
             sides: [r_side, c_side],
-        })))
+        })
     }
 }

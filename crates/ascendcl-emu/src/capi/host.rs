@@ -1,8 +1,10 @@
 //! Host functions, report callbacks and host-function subscription.
 
 use super::*;
-use crate::host_func;
-use crate::soc;
+use crate::device::soc;
+use crate::host::host_func;
+use crate::host::report;
+use crate::host::work::{Callback, HostFunc};
 
 /// 207000 (naming the SoC) unless the emulated SoC has host-function subscription.
 fn subscription() -> R {
@@ -21,17 +23,17 @@ acl! {
         let Some(f) = fn_ else {
             return fail(INVALID_PARAM, "fn is NULL");
         };
-        let s = state::stream(handle(stream))?;
-        state::check_stream_context(&s)?;
+        let s = crate::stream::get(handle(stream))?;
+        crate::stream::check_context(&s)?;
         match host_func::queue_for(s.handle) {
-            Some(queue) => s.enqueue(Task::Callback {
+            Some(queue) => s.enqueue(Callback {
                 f,
                 arg: args as usize,
                 block: true,
                 queue,
                 stream: s.handle,
             }),
-            None => s.enqueue(Task::HostFunc(f, args as usize)),
+            None => s.enqueue(HostFunc(f, args as usize)),
         }
     }
 }
@@ -40,8 +42,8 @@ acl! {
     /// `aclrtSubscribeReport`: routes the stream's callbacks to thread `threadId` (a
     /// `pthread_t`), which calls `aclrtProcessReport`.
     fn aclrtSubscribeReport(threadId: u64, stream: aclrtStream) {
-        let s = state::stream(handle(stream))?;
-        callback::subscribe(threadId, s.handle)
+        let s = crate::stream::get(handle(stream))?;
+        report::subscribe(threadId, s.handle)
     }
 }
 
@@ -55,9 +57,9 @@ acl! {
         if blockType > ACL_CALLBACK_BLOCK {
             return fail(INVALID_PARAM, format!("blockType {blockType} is not 0 or 1"));
         }
-        let s = state::stream(handle(stream))?;
-        let queue = callback::queue_for(s.handle)?;
-        s.enqueue(Task::Callback {
+        let s = crate::stream::get(handle(stream))?;
+        let queue = report::queue_for(s.handle)?;
+        s.enqueue(Callback {
             f,
             arg: userData as usize,
             block: blockType == ACL_CALLBACK_BLOCK,
@@ -71,15 +73,15 @@ acl! {
     /// `aclrtProcessReport`: runs one callback for the calling thread, waiting up to `timeout`
     /// ms (-1: forever); 107012 when the thread has no subscription, 507012 on timeout.
     fn aclrtProcessReport(timeout: i32) {
-        callback::process(timeout)
+        report::process(timeout)
     }
 }
 
 acl! {
     /// `aclrtUnSubscribeReport`.
     fn aclrtUnSubscribeReport(threadId: u64, stream: aclrtStream) {
-        let s = state::stream(handle(stream))?;
-        callback::unsubscribe(threadId, s.handle)
+        let s = crate::stream::get(handle(stream))?;
+        report::unsubscribe(threadId, s.handle)
     }
 }
 
@@ -92,7 +94,7 @@ acl! {
         if exeStream.is_null() {
             return fail(RT_PARAM_INVALID, "exeStream is NULL");
         }
-        let s = state::stream(handle(exeStream))?;
+        let s = crate::stream::get(handle(exeStream))?;
         host_func::subscribe(hostFuncThreadId, s.handle)
     }
 }
@@ -115,7 +117,7 @@ acl! {
         if exeStream.is_null() {
             return fail(RT_PARAM_INVALID, "exeStream is NULL");
         }
-        let s = state::stream(handle(exeStream))?;
+        let s = crate::stream::get(handle(exeStream))?;
         host_func::unsubscribe(hostFuncThreadId, s.handle)
     }
 }

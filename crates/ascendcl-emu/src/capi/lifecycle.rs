@@ -15,14 +15,14 @@ acl! {
                 msg: "configPath is not valid UTF-8".to_string(),
             })?)
         };
-        state::init(path)
+        crate::lifecycle::init(path)
     }
 }
 
 acl! {
     /// `aclFinalize`: tears everything down; a second call returns 100037.
     fn aclFinalize() {
-        state::finalize(false).map(|_| ())
+        crate::lifecycle::finalize(false).map(|_| ())
     }
 }
 
@@ -30,7 +30,7 @@ acl! {
     /// `aclFinalizeReference`: drops one `aclInit` reference, tearing down at the last; the
     /// remaining count goes to `refCount` unless it is NULL (the header: NULL ignores it).
     fn aclFinalizeReference(refCount: *mut u64) {
-        let remaining = state::finalize(true)?;
+        let remaining = crate::lifecycle::finalize(true)?;
         if !refCount.is_null() {
             // SAFETY: C contract: a non-NULL refCount is valid for one write.
             unsafe { refCount.write(remaining) };
@@ -55,32 +55,6 @@ acl! {
         c.set(ACL_PATCH_VERSION as i32);
         Ok(())
     }
-}
-
-/// The C strings handed out by `aclrtGetSocName`, kept for the life of the process.
-static SOC_NAMES: Mutex<Vec<CString>> = Mutex::new(Vec::new());
-
-/// `aclrtGetSocName`: the configured SoC name (`Ascend910B2` by default); NULL on failure.
-///
-/// # Safety
-/// Always safe to call; the returned string lives as long as the process.
-pub unsafe extern "C" fn aclrtGetSocName() -> *const c_char {
-    catch_unwind(|| {
-        if let Some(code) = faults::check("aclrtGetSocName") {
-            injected("aclrtGetSocName", code);
-            return std::ptr::null();
-        }
-        let name = config::with(|c| c.soc.clone());
-        let mut v = crate::sync::lock(&SOC_NAMES);
-        if let Some(c) = v.iter().find(|c| c.to_bytes() == name.as_bytes()) {
-            return c.as_ptr();
-        }
-        let c = CString::new(name).unwrap_or_default();
-        let p = c.as_ptr();
-        v.push(c);
-        p
-    })
-    .unwrap_or(std::ptr::null())
 }
 
 /// The version of every package the emulator answers for.
@@ -219,7 +193,7 @@ acl! {
         let Some(f) = cbFunc else {
             return fail(INVALID_PARAM, "cbFunc is NULL");
         };
-        crate::init_callbacks::register_init(type_, f, userData as usize)
+        crate::lifecycle::callbacks::register_init(type_, f, userData as usize)
     }
 }
 
@@ -230,7 +204,7 @@ acl! {
         let Some(f) = cbFunc else {
             return fail(INVALID_PARAM, "cbFunc is NULL");
         };
-        crate::init_callbacks::unregister_init(type_, f)
+        crate::lifecycle::callbacks::unregister_init(type_, f)
     }
 }
 
@@ -240,7 +214,7 @@ acl! {
         let Some(f) = cbFunc else {
             return fail(INVALID_PARAM, "cbFunc is NULL");
         };
-        crate::init_callbacks::register_finalize(type_, f, userData as usize)
+        crate::lifecycle::callbacks::register_finalize(type_, f, userData as usize)
     }
 }
 
@@ -250,7 +224,7 @@ acl! {
         let Some(f) = cbFunc else {
             return fail(INVALID_PARAM, "cbFunc is NULL");
         };
-        crate::init_callbacks::unregister_finalize(type_, f)
+        crate::lifecycle::callbacks::unregister_finalize(type_, f)
     }
 }
 
@@ -317,5 +291,30 @@ mod tests {
         for bad in ["8.0.RC3", "8.5", "x.1.2", "8.5.0-gamma", "8.5.0-beta.x"] {
             assert!(version_number(bad).is_err(), "{bad}");
         }
+    }
+}
+
+acl! {
+    /// `aclsysGetCANNVersion`: "9.0.0" (major "9", minor "0", patch "0") for the CANN, runtime,
+    /// compiler, HCCL and toolkit packages; 100000 for other names.
+    fn aclsysGetCANNVersion(name: aclCANNPackageName, version: *mut aclCANNPackageVersion) {
+        // SAFETY: C contract (NULL or valid).
+        let out = unsafe { Out::new(version, "version") }?;
+        if name > ACL_PKG_NAME_TOOLKIT {
+            return fail(INVALID_PARAM, format!("name {name} is not a CANN package"));
+        }
+        // SAFETY: all-zero bytes are a valid aclCANNPackageVersion (arrays of chars).
+        let mut v: aclCANNPackageVersion = unsafe { std::mem::zeroed() };
+        let put = |dst: &mut [c_char], s: &str| {
+            for (d, b) in dst.iter_mut().zip(s.bytes()) {
+                *d = b as c_char;
+            }
+        };
+        put(&mut v.version, "9.0.0");
+        put(&mut v.majorVersion, "9");
+        put(&mut v.minorVersion, "0");
+        put(&mut v.patchVersion, "0");
+        out.set(v);
+        Ok(())
     }
 }

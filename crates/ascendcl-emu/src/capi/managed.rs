@@ -4,7 +4,7 @@
 //! context and the range itself.
 
 use super::*;
-use crate::managed::{self, Advice};
+use crate::memory::managed::{self, Advice};
 
 acl! {
     /// `aclrtMemManagedAdvise`: records a usage hint for every 2 MiB page the range touches.
@@ -19,7 +19,7 @@ acl! {
             return fail(RT_PARAM_INVALID, format!("advise {advise} is not an aclrtMemManagedAdviseType (0-5)"));
         }
         managed::check_device_id(&location, "location")?;
-        state::current_ids()?;
+        crate::device::context::current_ids()?;
         let size = usize::try_from(size).map_err(|_| Fail { code: RT_PARAM_INVALID, msg: format!("size {size} does not fit the address space") })?;
         let r = managed::range("ptr", ptr as usize, size)?;
         let advice = match advise {
@@ -107,13 +107,13 @@ acl! {
         if flags != 0 {
             return fail(INVALID_PARAM, format!("flags {flags:#x} must be 0 (reserved)"));
         }
-        let s = state::stream(handle(stream))?;
+        let s = crate::stream::get(handle(stream))?;
         managed::check_device_id(&location, "location")?;
-        state::check_stream_context(&s)?;
+        crate::stream::check_context(&s)?;
         let to = managed::place(&location, "location")?;
         let r = managed::range("ptr", ptr as usize, size)?;
         managed::prefetched(&r, to);
-        s.enqueue(Task::Prefetch { sides: vec![r.side()] })
+        s.enqueue(crate::memory::work::Prefetch { sides: vec![r.side()] })
     }
 }
 
@@ -158,8 +158,8 @@ acl! {
         for (k, l) in locs.iter().enumerate() {
             managed::check_device_id(l, &format!("prefetchLocs[{k}]"))?;
         }
-        let s = state::stream(handle(stream))?;
-        state::check_stream_context(&s)?;
+        let s = crate::stream::get(handle(stream))?;
+        crate::stream::check_context(&s)?;
         let mut plan = Vec::with_capacity(count);
         for i in 0..count {
             let k = idx.partition_point(|&j| j <= i) - 1;
@@ -172,6 +172,6 @@ acl! {
         for (r, to) in &plan {
             managed::prefetched(r, *to);
         }
-        s.enqueue(Task::Prefetch { sides: plan.iter().map(|(r, _)| r.side()).collect() })
+        s.enqueue(crate::memory::work::Prefetch { sides: plan.iter().map(|(r, _)| r.side()).collect() })
     }
 }

@@ -6,19 +6,15 @@
 //! The `ascendcl-emu-capi` crate exports them under the real names as a shared library.
 #![allow(non_snake_case)]
 
-use crate::callback;
-use crate::config;
-use crate::copy::{self, BatchAttr, Copy2d};
-use crate::error::*;
-use crate::event;
-use crate::faults;
-use crate::memory::{self, Kind, Loc, Sizing};
-use crate::state;
-use crate::stream::Task;
+use crate::base::config;
+use crate::base::error::*;
+use crate::base::faults;
+use crate::memory::copy::{BatchAttr, Copy2d};
+use crate::memory::{Kind, Loc, Sizing};
 use ascendcl_sys::*;
 use std::ffi::{CStr, CString, c_char, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Runs one API call: fault injection, panic containment, error recording.
@@ -32,20 +28,21 @@ fn guard(api: &'static str, f: impl FnOnce() -> R) -> aclError {
         }
         finish(api, f())
     };
-    catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|_| panicked(api))
+    catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|p| panicked(api, p.as_ref()))
 }
 
 #[cold]
-fn panicked(api: &str) -> aclError {
-    catch_unwind(|| {
+fn panicked(api: &str, payload: &(dyn std::any::Any + Send)) -> aclError {
+    let why = panic_message(payload);
+    catch_unwind(AssertUnwindSafe(|| {
         record(
             api,
             Fail {
                 code: RT_INTERNAL_ERROR,
-                msg: "internal error: the emulator panicked (please report it)".to_string(),
+                msg: format!("internal error: the emulator panicked (please report it): {why}"),
             },
         )
-    })
+    }))
     .unwrap_or(RT_INTERNAL_ERROR)
 }
 
@@ -117,41 +114,49 @@ fn as_ptr(h: usize) -> *mut c_void {
 }
 
 mod allocator;
-mod build;
 mod builtin;
-mod capture;
-mod copies;
-mod devices;
-mod events;
+mod context;
+mod copy;
+mod data_buffer;
+mod device;
+mod event;
+mod exception;
 mod host;
-mod kernels;
-mod labels;
+mod ipc;
+mod kernel;
+mod label;
 mod lifecycle;
-mod malloc_cfg;
+mod limits;
 mod managed;
-mod mem;
-mod misc;
-mod query;
-mod share;
-mod streams;
+mod memory;
+mod model;
+pub mod operators;
+mod stream;
 mod sync;
+mod tdt_channel;
+mod tdt_queue;
+pub(crate) mod unsupported;
+mod vmm;
 
 pub use allocator::*;
-pub use build::*;
 pub use builtin::*;
-pub use capture::*;
-pub use copies::*;
-pub use devices::*;
-pub use events::*;
+pub use context::*;
+pub use copy::*;
+pub use data_buffer::*;
+pub use device::*;
+pub use event::*;
+pub use exception::*;
 pub use host::*;
-pub use kernels::*;
-pub use labels::*;
+pub use ipc::*;
+pub use kernel::*;
+pub use label::*;
 pub use lifecycle::*;
-pub use malloc_cfg::*;
+pub use limits::*;
 pub use managed::*;
-pub use mem::*;
-pub use misc::*;
-pub use query::*;
-pub use share::*;
-pub use streams::*;
+pub use memory::*;
+pub use model::*;
+pub use stream::*;
 pub use sync::*;
+pub use tdt_channel::*;
+pub use tdt_queue::*;
+pub use vmm::*;

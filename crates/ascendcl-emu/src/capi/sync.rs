@@ -1,13 +1,15 @@
 //! Memory-semantic synchronisation (`aclrtValueWrite` / `aclrtValueWait`) and notifies.
 
 use super::*;
-use crate::notify;
+use crate::memory;
+use crate::sync::notify;
+use crate::sync::work;
 use std::time::Duration;
 
 /// A stream argument checked early (a non-NULL handle, 107017) and resolved late (NULL: the
 /// current context's default stream, which needs a context), then checked to belong to the
 /// current context (107003).
-struct StreamArg(Option<Arc<crate::stream::Stream>>);
+struct StreamArg(Option<Arc<crate::engine::stream::Stream>>);
 
 impl StreamArg {
     fn early(stream: aclrtStream) -> R<StreamArg> {
@@ -15,17 +17,17 @@ impl StreamArg {
         Ok(StreamArg(if h == 0 {
             None
         } else {
-            Some(state::stream(h)?)
+            Some(crate::stream::get(h)?)
         }))
     }
 
-    fn late(self) -> R<Arc<crate::stream::Stream>> {
-        state::current_ids()?;
+    fn late(self) -> R<Arc<crate::engine::stream::Stream>> {
+        crate::device::context::current_ids()?;
         let s = match self.0 {
             Some(s) => s,
-            None => state::stream(0)?,
+            None => crate::stream::get(0)?,
         };
-        state::check_stream_context(&s)?;
+        crate::stream::check_context(&s)?;
         Ok(s)
     }
 }
@@ -37,7 +39,7 @@ fn value_args(
     flag_ok: bool,
     flag: u32,
     stream: aclrtStream,
-) -> R<(memory::Side, Arc<crate::stream::Stream>)> {
+) -> R<(memory::Side, Arc<crate::engine::stream::Stream>)> {
     if dev_addr.is_null() {
         return fail(INVALID_PARAM, "devAddr is NULL");
     }
@@ -60,7 +62,7 @@ acl! {
     /// memory); `flag` must be 0.
     fn aclrtValueWrite(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) {
         let (side, s) = value_args(devAddr, flag == 0, flag, stream)?;
-        s.enqueue(Task::ValueWrite { addr: devAddr as usize, value, side })
+        s.enqueue(work::ValueWrite { addr: devAddr as usize, value, side })
     }
 }
 
@@ -71,7 +73,7 @@ acl! {
     /// satisfy it. It has no timeout of its own.
     fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) {
         let (side, s) = value_args(devAddr, flag < 4, flag, stream)?;
-        s.enqueue(Task::ValueWait { addr: devAddr as usize, value, flag, side })
+        s.enqueue(work::ValueWait { addr: devAddr as usize, value, flag, side })
     }
 }
 
@@ -84,7 +86,7 @@ acl! {
         if flag > 1 {
             return fail(RT_PARAM_INVALID, format!("flag {flag:#x} is not ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1)"));
         }
-        let (dev, _) = state::current_ids()?;
+        let (dev, _) = crate::device::context::current_ids()?;
         out.set(as_ptr(notify::create(dev)?));
         Ok(())
     }
@@ -101,7 +103,7 @@ acl! {
     /// `aclrtDestroyNotify`: destroys the notify at once (tasks in flight are not waited for).
     fn aclrtDestroyNotify(notify: aclrtNotify) {
         let n = notify_arg(notify)?;
-        state::current_ids()?;
+        crate::device::context::current_ids()?;
         notify::destroy(n.handle)
     }
 }
@@ -111,7 +113,7 @@ acl! {
     fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) {
         let n = notify_arg(notify)?;
         let s = StreamArg::early(stream)?.late()?;
-        s.enqueue(Task::NotifyRecord(n))
+        s.enqueue(work::NotifyRecord(n))
     }
 }
 
@@ -130,7 +132,7 @@ acl! {
             0 | u32::MAX => None,
             secs => Some(Duration::from_secs(u64::from(secs))),
         };
-        s.enqueue(Task::NotifyWait(n, t))
+        s.enqueue(work::NotifyWait(n, t))
     }
 }
 
@@ -169,7 +171,7 @@ fn no_counting_notifies() -> String {
     format!(
         "counting notifies (aclrtCntNotify*) exist on Atlas 350 (Ascend 950) only; the emulated {} \
          (Atlas A2/A3) has none, as on hardware",
-        crate::soc::current().name
+        crate::device::soc::current().name
     )
 }
 
@@ -201,7 +203,7 @@ acl! {
         if flag != 0 {
             return fail(RT_PARAM_INVALID, format!("flag {flag:#x} is not 0"));
         }
-        state::current_ids()?;
+        crate::device::context::current_ids()?;
         if cntNotify.is_null() {
             return fail(RT_PARAM_INVALID, "cntNotify is NULL");
         }

@@ -2,7 +2,7 @@
 #![allow(clippy::undocumented_unsafe_blocks)]
 
 use crate::common::*;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -146,19 +146,101 @@ fn tasks_run_in_order_and_destroy_waits() {
     assert_eq!(log, (base..base + 50).collect::<Vec<_>>());
 }
 
+/// A host function that holds its stream until the flag at `arg` (an `AtomicBool`) is set.
+extern "C" fn hold_until(arg: *mut c_void) {
+    // SAFETY: tests pass a pointer to an AtomicBool that outlives the stream's work.
+    let open = unsafe { &*(arg as *const AtomicBool) };
+    while !open.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Opens `gate` from another thread after a short while, so that a call made meanwhile finds
+/// the work behind the gate queued and not started.
+fn open_later(gate: &Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
+    let g = Arc::clone(gate);
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(30));
+        g.store(true, Ordering::SeqCst);
+    })
+}
+
 #[test]
-fn destroy_force_discards_pending_work() {
+fn destroy_force_runs_the_work_already_queued() {
+    let _device = failing_tasks();
+    let _d = Dev::new(0);
+    let s = stream();
+    let gate = Arc::new(AtomicBool::new(false));
+    let n = Arc::new(AtomicUsize::new(0));
+    let dev = malloc(64);
+    h2d(dev, &[0u8; 64]);
+    ok(unsafe { aclrtLaunchHostFunc(s, Some(hold_until), Arc::as_ptr(&gate) as *mut c_void) });
+    for _ in 0..10 {
+        ok(unsafe { aclrtLaunchHostFunc(s, Some(bump), Arc::as_ptr(&n) as *mut c_void) });
+    }
+    ok(unsafe { aclrtMemsetAsync(dev, 64, 0x5a, 64, s) });
+    let opener = open_later(&gate);
+    // Everything behind the gate was queued and had not started when the call was made.
+    ok(unsafe { aclrtDestroyStreamForce(s) });
+    opener.join().unwrap();
+    assert_eq!(
+        n.load(Ordering::SeqCst),
+        10,
+        "the host functions queued before the forced destroy ran before it returned"
+    );
+    let mut back = [0u8; 64];
+    d2h(&mut back, dev);
+    assert_eq!(
+        back, [0x5a; 64],
+        "the memset queued before the forced destroy ran"
+    );
+    free(dev);
+}
+
+#[test]
+fn destroy_force_gives_up_waits_that_would_never_end() {
     let _device = failing_tasks();
     let _d = Dev::new(0);
     let s = stream();
     let n = Arc::new(AtomicUsize::new(0));
-    ok(unsafe { aclrtLaunchHostFunc(s, Some(sleep_ms), 50 as *mut c_void) });
-    for _ in 0..10 {
-        ok(unsafe { aclrtLaunchHostFunc(s, Some(bump), Arc::as_ptr(&n) as *mut c_void) });
-    }
+    // A notify no one records.
+    let mut notify = null_mut();
+    ok(unsafe { aclrtCreateNotify(&mut notify, 0) });
+    ok(unsafe { aclrtWaitAndResetNotify(notify, s, 0) });
+    ok(unsafe { aclrtLaunchHostFunc(s, Some(bump), Arc::as_ptr(&n) as *mut c_void) });
+    // A record that stays behind a closed gate on another stream.
+    let held = stream();
+    let gate = Arc::new(AtomicBool::new(false));
+    ok(unsafe { aclrtLaunchHostFunc(held, Some(hold_until), Arc::as_ptr(&gate) as *mut c_void) });
+    let ev = event();
+    ok(unsafe { aclrtRecordEvent(ev, held) });
+    ok(unsafe { aclrtStreamWaitEvent(s, ev) });
+    ok(unsafe { aclrtLaunchHostFunc(s, Some(bump), Arc::as_ptr(&n) as *mut c_void) });
+    // A value that never comes.
+    let word = malloc(8);
+    h2d(word, &0u64.to_ne_bytes());
+    ok(unsafe { aclrtValueWait(word, 1, ACL_STREAM_WAIT_VALUE_EQ, s) });
+    let dev = malloc(64);
+    h2d(dev, &[0u8; 64]);
+    ok(unsafe { aclrtMemsetAsync(dev, 64, 0x33, 64, s) });
+    ok(unsafe { aclrtLaunchHostFunc(s, Some(bump), Arc::as_ptr(&n) as *mut c_void) });
+    // The call neither waits for the record, the notify nor the value: each wait gives up, and
+    // the work queued behind them runs.
     ok(unsafe { aclrtDestroyStreamForce(s) });
-    std::thread::sleep(Duration::from_millis(120));
-    assert!(n.load(Ordering::SeqCst) < 10, "queued work was discarded");
+    assert_eq!(
+        n.load(Ordering::SeqCst),
+        3,
+        "the work queued behind the abandoned waits ran before the call returned"
+    );
+    let mut back = [0u8; 64];
+    d2h(&mut back, dev);
+    assert_eq!(back, [0x33; 64]);
+    gate.store(true, Ordering::SeqCst);
+    ok(unsafe { aclrtDestroyStream(held) });
+    ok(unsafe { aclrtDestroyEvent(ev) });
+    ok(unsafe { aclrtDestroyNotify(notify) });
+    free(word);
+    free(dev);
 }
 
 #[test]

@@ -161,17 +161,32 @@ static int meet(block* b)
     return __atomic_load_n(count, __ATOMIC_SEQ_CST) >= 2 ? 0 : fail(b, 1, "alone");
 }
 
+/* Follows a device pointer stored in device memory: writes 77 where it points. */
+static int indirect(block* b)
+{
+    if (need(b, 8)) return 1;
+    uint32_t** slot = (uint32_t**)ptr_at(b, 0);
+    uint32_t* target = *slot;
+    *target = 77;
+    return 0;
+}
+
 static const param p_store[] = {{8, 2}, {4, 0}};
 static const param p_one[] = {{8, 2}};
 static const param p_probe[] = {{8, 1}, {8, 0}};
 static const param p_spin[] = {{4, 0}};
 static const param p_sum[] = {{8, 2}, {8, 1}, {4, 0}};
 
+/* The first kernel's name: tests/kernels.rs builds a second binary with another one. */
+#ifndef STORE_NAME
+#define STORE_NAME "store"
+#endif
+
 static const kernel kernels[] = {
-    {"store", store, 2, 0, p_store},   {"fail_odd", fail_odd, 1, 0, p_one},
+    {STORE_NAME, store, 2, 0, p_store},   {"fail_odd", fail_odd, 1, 0, p_one},
     {"probe", probe, 2, 0, p_probe},   {"cube", cube, 0, 0, NULL},
     {"spin", spin, 1, 0, p_spin},      {"sum", sum, 3, 0, p_sum},
-    {"meet", meet, 1, 0, p_one},
+    {"meet", meet, 1, 0, p_one},       {"indirect", indirect, 1, 0, p_one},
 };
 
 __attribute__((visibility("default"))) const table ascendc_host_binary_v1 = {
