@@ -26,6 +26,20 @@ fn main() {
             for line in install.cargo_metadata(link) {
                 println!("{line}");
             }
+            // The functions of the profiling, data-channel, queue and dump headers live in the
+            // runtime's companion libraries (`COMPANIONS` of src/backend.rs), next to it.
+            if link {
+                for name in [
+                    "msprofiler",
+                    "acl_tdt_channel",
+                    "acl_tdt_queue",
+                    "ascend_dump",
+                ] {
+                    if install.lib_dir.join(format!("lib{name}.so")).is_file() {
+                        println!("cargo:rustc-link-lib=dylib={name}");
+                    }
+                }
+            }
         }
         Err(not_found) if link => {
             panic!(

@@ -302,7 +302,7 @@ fn open(path: &std::path::Path, origin: &str) -> Result<Backend, LoadFailure> {
         .map_err(|e| LoadFailure::from_open_error(path, origin, &e))?;
     // SAFETY: the library is the AscendCL runtime (see above); it is leaked just below, so it
     // stays loaded for as long as the table may be used.
-    let (api, missing) = unsafe { AclApi::from_library(&lib) };
+    let (mut api, missing) = unsafe { AclApi::from_library(&lib) };
     if missing.len() == AclApi::NAMES.len() {
         return Err(LoadFailure {
             path: path.to_path_buf(),
@@ -312,6 +312,8 @@ fn open(path: &std::path::Path, origin: &str) -> Result<Backend, LoadFailure> {
         });
     }
     std::mem::forget(lib);
+    // SAFETY: as above, for the runtime's companion libraries of the same install.
+    let missing = unsafe { resolve_companions(&mut api, path, missing) };
     Ok(Backend {
         kind: BackendKind::Cann,
         api,
@@ -325,6 +327,50 @@ fn open(path: &std::path::Path, origin: &str) -> Result<Backend, LoadFailure> {
         missing,
         reason: String::new(),
     })
+}
+
+/// The runtime's companion libraries, which CANN installs next to it: profiling
+/// (`acl_prof.h`), data channels (`acl_tdt.h`), queues (`acl_tdt_queue.h`) and dump
+/// (`acl_dump.h`). The functions the runtime library lacks are looked up in them.
+pub const COMPANIONS: [&str; 4] = [
+    "libmsprofiler.so",
+    "libacl_tdt_channel.so",
+    "libacl_tdt_queue.so",
+    "libascend_dump.so",
+];
+
+/// Resolves the functions `missing` names from the [`COMPANIONS`] found in the directory of the
+/// runtime library `path`; the ones that resolve anything stay loaded. Returns what is still
+/// missing.
+///
+/// # Safety
+/// The companions of a CANN install are its own libraries, with the headers' signatures.
+unsafe fn resolve_companions(
+    api: &mut AclApi,
+    path: &std::path::Path,
+    mut missing: Vec<&'static str>,
+) -> Vec<&'static str> {
+    let Some(dir) = path.parent() else {
+        return missing;
+    };
+    for name in COMPANIONS {
+        let companion = dir.join(name);
+        if missing.is_empty() || !companion.is_file() {
+            continue;
+        }
+        // SAFETY: a library of the same install (the caller's guarantee); see `open`.
+        let Ok(lib) = (unsafe { libloading::Library::new(&companion) }) else {
+            continue;
+        };
+        let before = missing.len();
+        // SAFETY: as above.
+        missing = unsafe { api.resolve_missing(&lib, missing) };
+        if missing.len() < before {
+            // Its functions are in the table, which lives as long as the process.
+            std::mem::forget(lib);
+        }
+    }
+    missing
 }
 
 /// Finds and loads the CANN runtime library as described in `ascendcl_sdk`: `ASCENDCL_LIB`, the

@@ -1,5 +1,6 @@
-//! Raw bindings to the CANN runtime (AscendCL, `acl/acl_rt.h`), and the function table through
-//! which every call reaches a backend.
+//! Raw bindings to the CANN runtime (AscendCL, `acl/acl_rt.h`, with its companions: profiling
+//! `acl_prof.h`, data channels and queues `acl_tdt.h` and `acl_tdt_queue.h`, dump `acl_dump.h`),
+//! and the function table through which every call reaches a backend.
 //!
 //! * [`generated`] holds the types, constants and layout assertions that bindgen produced from the
 //!   ACL 1.17.0 headers (regenerate with `cargo xtask bindgen`). They are re-exported at the root.
@@ -10,6 +11,9 @@
 //!   headers' error tables (`AclError::MEMORY_ALLOCATION`), its symbolic name and `Display`.
 //! * [`install`] makes one backend the process's backend, once; [`api`] returns its table. A call
 //!   through the table costs one atomic load and one indirect call.
+//!
+//! The companions' functions live in their own libraries on a CANN install ([`COMPANIONS`]):
+//! what the runtime library lacks is looked up in those found next to it.
 //!
 //! A symbol that the loaded library lacks (an older CANN) does not fail the load: its slot holds a
 //! stub that returns `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` (207000) and records the symbol's name for
@@ -76,6 +80,8 @@ mod table;
 #[allow(
     missing_docs,
     missing_debug_implementations,
+    // bindgen's accessors of a flexible array member (`acldumpChunk::dataBuf`).
+    unsafe_op_in_unsafe_fn,
     clippy::all,
     clippy::undocumented_unsafe_blocks
 )]
@@ -86,8 +92,8 @@ pub mod generated {
 
 pub use acl_error::AclError;
 pub use backend::{
-    Backend, BackendKind, Choice, ENV_BACKEND, LoadError, LoadFailure, active, api, install,
-    load_cann, load_cann_from, load_library, try_api,
+    Backend, BackendKind, COMPANIONS, Choice, ENV_BACKEND, LoadError, LoadFailure, active, api,
+    install, load_cann, load_cann_from, load_library, try_api,
 };
 pub use generated::*;
 #[doc(hidden)]

@@ -45,6 +45,11 @@ impl Unavailable for u32 {
         0
     }
 }
+impl Unavailable for u64 {
+    fn unavailable() -> Self {
+        0
+    }
+}
 impl Unavailable for usize {
     fn unavailable() -> Self {
         0
@@ -182,6 +187,35 @@ macro_rules! function_table {
                     }
                 )*
                 (api, missing)
+            }
+
+            /// Resolves, from a companion library, the functions named in `missing` (what
+            /// [`from_library`](Self::from_library) could not find in the main one); returns
+            /// those the companion lacks too.
+            ///
+            /// # Safety
+            /// As for [`from_library`](Self::from_library), for `lib`.
+            pub unsafe fn resolve_missing(
+                &mut self,
+                lib: &libloading::Library,
+                missing: Vec<&'static str>,
+            ) -> Vec<&'static str> {
+                let wanted: std::collections::HashSet<&str> = missing.iter().copied().collect();
+                let mut still = Vec::new();
+                $(
+                    if wanted.contains(stringify!($name)) {
+                        // SAFETY: the caller guarantees the symbol has the declared C signature.
+                        match unsafe {
+                            lib.get::<unsafe extern "C" fn($($ty),*) $(-> $ret)?>(
+                                concat!(stringify!($name), "\0").as_bytes(),
+                            )
+                        } {
+                            Ok(sym) => self.$name = *sym,
+                            Err(_) => still.push(stringify!($name)),
+                        }
+                    }
+                )*
+                still
             }
 
             /// The table of the library linked at build time (feature `link`).

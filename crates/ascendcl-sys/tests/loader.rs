@@ -68,6 +68,35 @@ fn resolves_present_symbols_and_stubs_missing_ones() {
     assert_eq!(sys::take_missing_symbol(), Some("aclGetRecentErrMsg"));
 }
 
+/// The functions of the profiling, data-channel and dump headers are looked up in the
+/// runtime's companion libraries next to it, as CANN installs them.
+#[test]
+fn functions_the_runtime_lacks_resolve_from_its_companions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = build_fixture(tmp.path(), "libacl_rt.so");
+    let src = tmp.path().join("prof.c");
+    std::fs::write(
+        &src,
+        "int aclprofInit(const char *p, unsigned long n) { (void)p; return (int)n + 1; }\n",
+    )
+    .unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let status = Command::new(&cc)
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(tmp.path().join("libmsprofiler.so"))
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let backend = sys::load_library(&lib).expect("fixture loads");
+    assert!(!backend.missing.contains(&"aclprofInit"));
+    assert!(backend.missing.contains(&"aclprofStart"), "not in either");
+    assert!(backend.missing.contains(&"acltdtCreateChannel"));
+    assert_eq!(backend.missing.len(), sys::AclApi::NAMES.len() - 5);
+    // SAFETY: the companion implements aclprofInit with the header's signature.
+    assert_eq!(unsafe { (backend.api.aclprofInit)(c"/tmp".as_ptr(), 4) }, 5);
+}
+
 #[test]
 fn discovery_loads_the_first_usable_candidate_and_lists_failures() {
     let tmp = tempfile::tempdir().unwrap();

@@ -50,8 +50,12 @@ impl<'scope> Scope<'scope, '_> {
         let (mut attrs, mut idx) = (Vec::<sys::aclrtMemcpyBatchAttr>::new(), Vec::new());
         // The caller's index of each pair passed (empty pairs are left out).
         let mut caller = Vec::new();
+        let mut accesses = Vec::new();
         for (i, (mut dst, src)) in pairs.into_iter().enumerate() {
             let (d, s) = (dst.region(), src.region());
+            crate::copy::refuse_managed(API, &d)?;
+            crate::copy::refuse_managed(API, &s)?;
+            accesses.extend([d.write(), s.read()]);
             if d.len() != s.len() {
                 return Err(Error::argument(
                     API,
@@ -94,25 +98,26 @@ impl<'scope> Scope<'scope, '_> {
         if dsts.is_empty() {
             return Ok(());
         }
-        self.stream().make_current()?;
         let mut fail = usize::MAX;
-        // SAFETY: every pointer/size pair comes from a region borrowed for 'scope (destinations
-        // exclusively), checked above; the arrays have the lengths passed; the scope waits for
-        // the stream before 'scope ends.
-        let r = unsafe {
-            raw::aclrtMemcpyBatchAsync(
-                dsts.as_mut_ptr(),
-                maxs.as_mut_ptr(),
-                srcs.as_mut_ptr(),
-                sizes.as_mut_ptr(),
-                dsts.len(),
-                attrs.as_mut_ptr(),
-                idx.as_mut_ptr(),
-                attrs.len(),
-                &mut fail,
-                self.as_raw(),
-            )
-        };
+        let r = self.enqueue_as(API, &accesses, |st| {
+            // SAFETY: every pointer/size pair comes from a region borrowed for 'scope
+            // (destinations exclusively), checked above; the arrays have the lengths passed; the
+            // scope waits for the stream before 'scope ends.
+            unsafe {
+                raw::aclrtMemcpyBatchAsync(
+                    dsts.as_mut_ptr(),
+                    maxs.as_mut_ptr(),
+                    srcs.as_mut_ptr(),
+                    sizes.as_mut_ptr(),
+                    dsts.len(),
+                    attrs.as_mut_ptr(),
+                    idx.as_mut_ptr(),
+                    attrs.len(),
+                    &mut fail,
+                    st.as_raw(),
+                )
+            }
+        });
         r.map_err(|e| match e {
             Error::Acl {
                 api,

@@ -218,28 +218,30 @@ impl<'scope> Scope<'scope, '_> {
         if d.is_empty() {
             return Ok(());
         }
-        self.stream().make_current()?;
-        // SAFETY: both regions are device memory borrowed for 'scope (the destination
-        // exclusively), `bytes` is their common size, and the scope waits for the stream before
-        // 'scope ends.
-        unsafe {
-            raw::aclrtReduceAsync(
-                d.ptr().cast(),
-                s.ptr().cast_const().cast(),
-                d.bytes() as u64,
-                kind.into(),
-                T::DATA_TYPE,
-                self.as_raw(),
-                std::ptr::null_mut(),
-            )
-        }
+        self.enqueue_as(API, &[d.write(), s.read()], |st| {
+            // SAFETY: both regions are device memory borrowed for 'scope (the destination
+            // exclusively), `bytes` is their common size, and the scope waits for the stream
+            // before 'scope ends.
+            unsafe {
+                raw::aclrtReduceAsync(
+                    d.ptr().cast(),
+                    s.ptr().cast_const().cast(),
+                    d.bytes() as u64,
+                    kind.into(),
+                    T::DATA_TYPE,
+                    st.as_raw(),
+                    std::ptr::null_mut(),
+                )
+            }
+        })
     }
 
     fn random_task(
         &self,
         data_type: sys::aclDataType,
         func: sys::aclrtRandomNumFuncParaInfo,
-        result: *mut std::ffi::c_void,
+        result: crate::copy::Access,
+        result_ptr: *mut std::ffi::c_void,
         count: u64,
         state: &RandomState,
     ) -> Result<()> {
@@ -247,17 +249,18 @@ impl<'scope> Scope<'scope, '_> {
             dataType: data_type,
             randomNumFuncParaInfo: func,
             randomParaAddr: std::ptr::null_mut(),
-            randomResultAddr: result,
+            randomResultAddr: result_ptr,
             randomCounterAddr: state.counter.as_ptr().cast_mut().cast(),
             randomSeed: param(&state.seed.to_le_bytes()),
             randomNum: param(&count.to_le_bytes()),
             rsv: [0; 8],
         };
-        self.stream().make_current()?;
-        // SAFETY: the task description is read during the call; the result and the counter are
-        // device memory borrowed for 'scope (exclusively), and the scope waits for the stream
-        // before 'scope ends.
-        unsafe { raw::aclrtRandomNumAsync(&task, self.as_raw(), std::ptr::null_mut()) }
+        self.enqueue_as("aclrtRandomNumAsync", &[result], |st| {
+            // SAFETY: the task description is read during the call; the result and the counter
+            // are device memory borrowed for 'scope (exclusively), and the scope waits for the
+            // stream before 'scope ends.
+            unsafe { raw::aclrtRandomNumAsync(&task, st.as_raw(), std::ptr::null_mut()) }
+        })
     }
 
     /// Enqueues filling `dst` with random numbers of `dist` (`aclrtRandomNumAsync`), drawn from
@@ -295,7 +298,14 @@ impl<'scope> Scope<'scope, '_> {
         if dist.func != sys::ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS {
             func.paramInfo.normalDisInfo = sys::aclrtNormalDisInfo { mean: a, stddev: b };
         }
-        self.random_task(T::DATA_TYPE, func, d.ptr().cast(), d.len() as u64, state)
+        self.random_task(
+            T::DATA_TYPE,
+            func,
+            d.write(),
+            d.ptr().cast(),
+            d.len() as u64,
+            state,
+        )
     }
 
     /// Enqueues a dropout bitmask into `dst` (`aclrtRandomNumAsync`): `8 * dst.len()` bits,
@@ -336,6 +346,6 @@ impl<'scope> Scope<'scope, '_> {
             },
         };
         let bits = (d.len() as u64).saturating_mul(8);
-        self.random_task(sys::ACL_FLOAT, func, d.ptr().cast(), bits, state)
+        self.random_task(sys::ACL_FLOAT, func, d.write(), d.ptr().cast(), bits, state)
     }
 }

@@ -9,8 +9,8 @@ use crate::current;
 use crate::deferred::{self, Raw};
 use crate::device::Device;
 use crate::error::Result;
+use crate::raw;
 use crate::release::{ReleaseError, ReleaseResult};
-use crate::result;
 use crate::stream::{Owner, Stream, StreamFlags};
 use ascendcl_sys as sys;
 use std::marker::PhantomData;
@@ -24,6 +24,15 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 #[derive(Debug, Clone)]
 pub struct Context {
     inner: Arc<ContextInner>,
+}
+
+impl Context {
+    /// A weak reference that stays upgradable while any handle on the context lives (how a
+    /// process-wide record of a context tells a live context from one whose address was reused).
+    pub(crate) fn liveness(&self) -> std::sync::Weak<dyn std::any::Any + Send + Sync> {
+        let strong: Arc<dyn std::any::Any + Send + Sync> = self.inner.clone();
+        Arc::downgrade(&strong)
+    }
 }
 
 #[derive(Debug)]
@@ -68,7 +77,8 @@ fn owner_of(ctx: sys::aclrtContext) -> Option<Owner> {
 impl Context {
     pub(crate) fn create(device: &Device) -> Result<Context> {
         let at = current::epoch();
-        let raw = result::context::create(device.id())?;
+        // SAFETY: a valid out-pointer.
+        let raw = raw::out(|c| unsafe { raw::aclrtCreateContext(c, device.id()) })?;
         // aclrtCreateContext made the new context current on this thread.
         current::note_current_at(raw, at);
         let inner = Arc::new(ContextInner {
@@ -157,7 +167,7 @@ impl Context {
         current::invalidate();
         // SAFETY: `raw` is a live context owned by this, the only handle; on success it is never
         // used again (cleared below).
-        match unsafe { result::context::destroy(inner.raw) } {
+        match unsafe { raw::aclrtDestroyContext(inner.raw) } {
             Ok(()) => {
                 inner.raw = std::ptr::null_mut();
                 Ok(())
@@ -181,7 +191,7 @@ impl Drop for ContextInner {
         deferred::release(move || {
             current::invalidate();
             // SAFETY: the context was owned by the last handle, which is gone; released once.
-            let r = unsafe { result::context::destroy(raw.get()) };
+            let r = unsafe { raw::aclrtDestroyContext(raw.get()) };
             drop(device);
             r
         });

@@ -19,8 +19,8 @@
 use crate::current;
 use crate::error::{Error, Result};
 use crate::memory::DeviceRepr;
+use crate::raw;
 use crate::raw_enum::raw_enum;
-use crate::result;
 use ascendcl_sys as sys;
 use std::ffi::c_void;
 
@@ -89,14 +89,40 @@ impl MemoryLocation {
     }
 }
 
-/// A raw description of copy endpoint memory: address, element count, location, and the context
-/// to make current before the runtime touches it.
+/// A raw description of copy endpoint memory: address, element count, location, the context
+/// to make current before the runtime touches it, and — for a region of a scope's
+/// [`Claimed`](crate::Claimed) memory — which claim it belongs to, so that the scope can order
+/// its uses across streams ([`RawRegion::read`], [`RawRegion::write`]).
 #[derive(Debug)]
 pub struct RawRegion<T> {
     ptr: *mut T,
     len: usize,
     location: MemoryLocation,
     ctx: sys::aclrtContext,
+    claim: ClaimTag,
+}
+
+/// Which claim of which scope a region belongs to (`serial` 0: none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct ClaimTag {
+    /// The scope's serial number (never 0 for a scope).
+    pub(crate) serial: u32,
+    /// The claim's index in that scope.
+    pub(crate) index: u32,
+}
+
+/// One use of memory by a task about to be enqueued through a scope ([`Scope::enqueue`]): a
+/// read or a write of a region, made with [`RawRegion::read`] or [`RawRegion::write`]. The scope
+/// orders the task after every earlier use of the same claimed memory on its other streams that
+/// conflicts with it (a write after reads and writes, a read after writes), and checks that the
+/// memory is the stream's device's or reachable from it ([`PeerAccess`](crate::PeerAccess)).
+///
+/// [`Scope::enqueue`]: crate::Scope::enqueue
+#[derive(Debug, Clone, Copy)]
+pub struct Access {
+    pub(crate) claim: ClaimTag,
+    pub(crate) device: Option<i32>,
+    pub(crate) write: bool,
 }
 
 impl<T> Clone for RawRegion<T> {
@@ -116,6 +142,37 @@ impl<T> RawRegion<T> {
             len,
             location,
             ctx: std::ptr::null_mut(),
+            claim: ClaimTag {
+                serial: 0,
+                index: 0,
+            },
+        }
+    }
+    /// The same region, tagged as memory of a scope's claim.
+    #[inline]
+    pub(crate) fn with_claim(self, claim: ClaimTag) -> Self {
+        RawRegion { claim, ..self }
+    }
+    /// The claim the region belongs to (serial 0: none).
+    #[inline]
+    pub(crate) fn claim(&self) -> ClaimTag {
+        self.claim
+    }
+    /// A read of this region by a task ([`Access`]).
+    #[inline]
+    pub fn read(&self) -> Access {
+        Access {
+            claim: self.claim,
+            device: self.location.device(),
+            write: false,
+        }
+    }
+    /// A write (or a read and a write) of this region by a task ([`Access`]).
+    #[inline]
+    pub fn write(&self) -> Access {
+        Access {
+            write: true,
+            ..self.read()
         }
     }
     /// The same region, naming the context a copy makes current before it runs: the default
@@ -299,7 +356,7 @@ pub(crate) fn copy_regions<T: DeviceRepr>(
     // SAFETY: both regions come from CopySource/CopyDest borrows that outlive this call and
     // describe `bytes` valid bytes at their locations; the copy is synchronous.
     unsafe {
-        result::memory::memcpy(
+        raw::aclrtMemcpy(
             d.ptr.cast::<c_void>(),
             bytes,
             s.ptr.cast::<c_void>().cast_const(),
@@ -309,7 +366,27 @@ pub(crate) fn copy_regions<T: DeviceRepr>(
     }
 }
 
-/// Enqueues one asynchronous copy between regions (lengths and devices checked).
+/// Refuses managed memory reached through a pageable region (a slice of a
+/// [`ManagedBuffer`](crate::ManagedBuffer), which derefs to one for the host): device work
+/// reaches managed memory only through a [`ManagedView`](crate::ManagedView), which borrows the
+/// buffer exclusively, so that the host does not even read it while the device may use it. One
+/// `aclrtPointerGetAttributes` for a pageable region; none for any other.
+pub(crate) fn refuse_managed<T>(api: &'static str, r: &RawRegion<T>) -> Result<()> {
+    if r.location != MemoryLocation::Pageable || r.is_empty() {
+        return Ok(());
+    }
+    match pointer_attributes(r.ptr) {
+        Ok(a) if matches!(a.location, PointerLocation::Managed(_)) => Err(Error::argument(
+            api,
+            "the host memory is a managed buffer's: asynchronous work reaches it through a \
+             ManagedView (ManagedBuffer::view), which keeps the host off it meanwhile",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Enqueues one asynchronous copy between regions (lengths checked; devices too, unless
+/// `peer_ok`: the caller checked that the stream reaches both).
 ///
 /// # Safety
 /// Both regions stay valid, unmoved, and untouched by the host (the source unwritten, the
@@ -318,11 +395,13 @@ pub(crate) unsafe fn copy_regions_async<T: DeviceRepr>(
     d: RawRegion<T>,
     s: RawRegion<T>,
     stream: sys::aclrtStream,
+    peer_ok: bool,
 ) -> Result<()> {
     if d.len != s.len {
         return Err(length_mismatch("aclrtMemcpyAsync", d.len, s.len));
     }
-    if let (Some(x), Some(y)) = (d.location.device(), s.location.device())
+    if !peer_ok
+        && let (Some(x), Some(y)) = (d.location.device(), s.location.device())
         && x != y
     {
         return Err(cross_device("aclrtMemcpyAsync", x, y));
@@ -331,7 +410,7 @@ pub(crate) unsafe fn copy_regions_async<T: DeviceRepr>(
     let bytes = s.bytes();
     // SAFETY: the caller's guarantee.
     unsafe {
-        result::memory::memcpy_async(
+        raw::aclrtMemcpyAsync(
             d.ptr.cast(),
             bytes,
             s.ptr.cast::<c_void>().cast_const(),
@@ -468,7 +547,7 @@ where
     current::ensure_known(context_of(&d, &s))?;
     // SAFETY: the pitched regions were checked to lie within both borrowed buffers.
     unsafe {
-        result::memory::memcpy_2d(
+        raw::aclrtMemcpy2d(
             d.ptr.cast(),
             dp,
             s.ptr.cast::<c_void>().cast_const(),
@@ -560,12 +639,23 @@ where
     }];
     let mut idx = [0usize];
     current::ensure_known(ctx)?;
+    let mut fail = usize::MAX;
     // SAFETY: every pointer/size pair comes from a borrowed CopySource/CopyDest checked above;
-    // the arrays have equal lengths; the call is synchronous.
+    // the arrays have equal lengths, passed alongside; the call is synchronous.
     unsafe {
-        result::memory::memcpy_batch(&mut dp, &mut dm, &mut sp, &mut sz, &mut attrs, &mut idx)
+        raw::aclrtMemcpyBatch(
+            dp.as_mut_ptr(),
+            dm.as_mut_ptr(),
+            sp.as_mut_ptr(),
+            sz.as_mut_ptr(),
+            dp.len(),
+            attrs.as_mut_ptr(),
+            idx.as_mut_ptr(),
+            attrs.len(),
+            &mut fail,
+        )
     }
-    .map_err(|(e, fail)| match e {
+    .map_err(|e| match e {
         Error::Acl {
             api,
             code,
@@ -622,7 +712,7 @@ pub fn pointer_attributes<T>(ptr: *const T) -> Result<PointerAttributes> {
         return Err(Error::argument("aclrtPointerGetAttributes", "NULL pointer"));
     }
     // SAFETY: the runtime only looks the address up.
-    let a = unsafe { result::memory::pointer_attributes(ptr.cast()) }?;
+    let a = raw::out(|a| unsafe { raw::aclrtPointerGetAttributes(ptr.cast(), a) })?;
     let id = a.location.id;
     let location = match a.location.type_ {
         sys::ACL_MEM_LOCATION_TYPE_HOST => PointerLocation::Host,

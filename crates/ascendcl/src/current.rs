@@ -13,7 +13,7 @@
 //! destroyed one.
 
 use crate::error::Result;
-use crate::result;
+use crate::raw;
 use ascendcl_sys as sys;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -81,7 +81,7 @@ pub(crate) fn force_current(ctx: sys::aclrtContext) -> Result<()> {
     let at = epoch();
     // SAFETY: every context passed here belongs to a live Device or Context handle that the
     // caller holds (see `ensure_current`).
-    unsafe { result::context::set_current(ctx) }?;
+    unsafe { raw::aclrtSetCurrentContext(ctx) }?;
     note_current_at(ctx, at);
     Ok(())
 }
@@ -99,5 +99,6 @@ pub(crate) fn forget() {
 
 /// `aclrtGetCurrentContext`: the calling thread's current context as the runtime sees it.
 pub fn current_context() -> Result<sys::aclrtContext> {
-    result::context::current()
+    // SAFETY: a valid out-pointer.
+    raw::out(|c| unsafe { raw::aclrtGetCurrentContext(c) })
 }

@@ -36,8 +36,22 @@ impl Drop for CallbackMark {
     }
 }
 
-fn in_callback() -> bool {
+pub(crate) fn in_callback() -> bool {
     IN_CALLBACK.try_with(Cell::get).unwrap_or(false)
+}
+
+/// An error for a synchronisation asked for on a runtime callback thread (a host function, an
+/// exception callback), where the runtime forbids it: the stream the callback runs for may be
+/// the one waited for, which would wait for the callback itself.
+pub(crate) fn refuse_sync_on_callback(api: &'static str) -> Result<()> {
+    if !in_callback() {
+        return Ok(());
+    }
+    Err(crate::error::Error::argument(
+        api,
+        "called on a runtime callback thread (a host function or an exception callback), where \
+         the runtime forbids synchronising: the callback may be what the wait waits for",
+    ))
 }
 
 /// Runs `release` now, or — on a runtime callback thread — on the release thread; a failure goes

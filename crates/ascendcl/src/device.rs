@@ -10,9 +10,9 @@ use crate::current;
 use crate::deferred;
 use crate::error::{Error, Result};
 use crate::event::{Event, EventFlags};
+use crate::raw;
 use crate::raw_enum::raw_enum;
 use crate::release::{ReleaseError, ReleaseResult};
-use crate::result;
 use crate::runtime::Runtime;
 use crate::stream::{Stream, StreamFlags};
 use ascendcl_sys as sys;
@@ -118,12 +118,14 @@ impl Device {
             return Ok(device);
         }
         let at = current::epoch();
-        result::device::set(id)?;
-        let ctx = match result::context::current() {
+        // SAFETY: a plain value, validated by the runtime; the current context is kept in step
+        // below (`current`).
+        unsafe { raw::aclrtSetDevice(id) }?;
+        let ctx = match current::current_context() {
             Ok(c) => c,
             Err(e) => {
                 current::invalidate();
-                crate::drop_errors::report(result::device::reset(id));
+                crate::drop_errors::report(reset(id));
                 return Err(e);
             }
         };
@@ -169,7 +171,7 @@ impl Device {
     /// Blocks until all work on the device is done (`aclrtSynchronizeDevice`).
     pub fn synchronize(&self) -> Result<()> {
         self.ensure_current()?;
-        result::device::synchronize()
+        raw::aclrtSynchronizeDevice()
     }
 
     /// As [`Device::synchronize`], giving up after `timeout` (`None`: wait forever) with
@@ -177,7 +179,7 @@ impl Device {
     /// rounded up to whole milliseconds).
     pub fn synchronize_timeout(&self, timeout: Option<std::time::Duration>) -> Result<()> {
         self.ensure_current()?;
-        crate::raw::aclrtSynchronizeDeviceWithTimeout(crate::stream::timeout_ms(timeout))
+        raw::aclrtSynchronizeDeviceWithTimeout(crate::stream::timeout_ms(timeout))
     }
 
     /// Creates a stream (default flags, priority 0).
@@ -210,13 +212,18 @@ impl Device {
     /// `aclrtGetMemInfo`: free and total bytes of one kind of memory.
     pub fn mem_info(&self, attr: MemAttr) -> Result<MemInfo> {
         self.ensure_current()?;
-        let (free, total) = result::device::mem_info(attr.into())?;
+        let (mut free, mut total) = (0, 0);
+        // SAFETY: valid out-pointers to locals; the runtime validates attr.
+        unsafe { raw::aclrtGetMemInfo(attr.into(), &mut free, &mut total) }?;
         Ok(MemInfo { free, total })
     }
 
     /// `aclrtDeviceCanAccessPeer`: whether this device can access `peer`'s memory.
     pub fn can_access_peer(&self, peer: &Device) -> Result<bool> {
-        result::device::can_access_peer(self.id(), peer.id())
+        // SAFETY: a valid out-pointer and plain values.
+        let can =
+            raw::out(|can| unsafe { raw::aclrtDeviceCanAccessPeer(can, self.id(), peer.id()) })?;
+        Ok(can != 0)
     }
 
     /// Releases this handle. When it was the last one (no other `Device` handle, and no stream,
@@ -270,9 +277,10 @@ impl Device {
         forget_closed(&mut open, inner.id);
         current::invalidate();
         let r = if force {
-            result::device::reset_force(inner.id)
+            // SAFETY: a plain value; this is the device's only handle.
+            unsafe { raw::aclrtResetDeviceForce(inner.id) }
         } else {
-            result::device::reset(inner.id)
+            reset(inner.id)
         };
         match r {
             Ok(()) => {
@@ -290,6 +298,12 @@ impl Device {
     }
 }
 
+/// `aclrtResetDevice`, when the device's last handle goes (or its opening fails half-way).
+fn reset(id: i32) -> Result<()> {
+    // SAFETY: a plain value; no safe handle of the device is left.
+    unsafe { raw::aclrtResetDevice(id) }
+}
+
 impl Drop for DeviceInner {
     fn drop(&mut self) {
         if self.ctx.is_null() {
@@ -300,7 +314,7 @@ impl Drop for DeviceInner {
             let mut open = open_devices();
             forget_closed(&mut open, id);
             current::invalidate();
-            let r = result::device::reset(id);
+            let r = reset(id);
             drop(open);
             drop(rt);
             r

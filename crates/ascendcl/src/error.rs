@@ -81,6 +81,29 @@ pub enum Error {
         "a host function was discarded: its stream was force-destroyed or aborted before it ran"
     )]
     HostFnDiscarded,
+    /// Work of a scope or a submission was discarded before it ran: one of its streams was
+    /// aborted ([`Stream::abort`](crate::Stream::abort)) meanwhile. Reported once every stream
+    /// of the scope is idle (so the buffers it borrowed are no longer used).
+    #[error(
+        "{what}: a stream it enqueued work on was aborted (Stream::abort) meanwhile, so some of \
+         that work may have been discarded without running"
+    )]
+    Aborted {
+        /// What lost its work (`Stream::scope`, `Submission`).
+        what: &'static str,
+    },
+    /// A failure on one stream of a scope or submission over several streams: which one it
+    /// was, and the failure.
+    #[error("stream {lane} of the scope (id {}): {source}", OptId(*stream_id))]
+    OnStream {
+        /// The stream's place among the scope's streams (0 for the first).
+        lane: usize,
+        /// The stream's id (`aclrtStreamGetId`), when the runtime gave it.
+        stream_id: Option<i32>,
+        /// What failed there.
+        #[source]
+        source: Box<Error>,
+    },
     /// A closure registered as a runtime callback (a stream-state or exception callback)
     /// panicked; the panic was caught at the FFI boundary and is reported here.
     #[error("a {what} panicked: {message}")]
@@ -134,6 +157,18 @@ pub enum Error {
         /// How many other handles were alive.
         others: usize,
     },
+}
+
+/// A stream id, or `unknown`.
+struct OptId(Option<i32>);
+
+impl fmt::Display for OptId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(id) => id.fmt(f),
+            None => f.write_str("unknown"),
+        }
+    }
 }
 
 /// The runtime's message as [`Error::Acl`] shows it: without what the error already says. A
@@ -207,7 +242,17 @@ impl Error {
             Error::MissingSymbol { .. } | Error::NotSupported { .. } => {
                 Some(AclError::FEATURE_NOT_SUPPORT)
             }
+            Error::OnStream { source, .. } => source.code(),
             _ => None,
+        }
+    }
+
+    /// The failure itself: for [`Error::OnStream`], the error on that stream; any other error
+    /// unchanged.
+    pub fn on_stream_source(&self) -> &Error {
+        match self {
+            Error::OnStream { source, .. } => source.on_stream_source(),
+            other => other,
         }
     }
 
@@ -241,6 +286,7 @@ impl Error {
     pub fn runtime_message(&self) -> Option<&str> {
         match self {
             Error::Acl { message, .. } => message.as_deref(),
+            Error::OnStream { source, .. } => source.runtime_message(),
             _ => None,
         }
     }
@@ -254,6 +300,7 @@ impl Error {
             | Error::Argument { api, .. }
             | Error::Shared { api, .. }
             | Error::StreamNotExclusive { api, .. } => Some(api),
+            Error::OnStream { source, .. } => source.api(),
             _ => None,
         }
     }
@@ -308,8 +355,30 @@ pub(crate) fn failure(api: &'static str, code: sys::aclError) -> Error {
         api,
         code,
         name: error_name(code),
-        message: crate::result::diag::recent_err_msg(),
+        message: recent_err_msg(),
     }
+}
+
+/// `aclGetRecentErrMsg`, copied out; `None` when empty or when no backend is installed. Read on
+/// the table directly: the checked layer builds its errors with it.
+pub(crate) fn recent_err_msg() -> Option<String> {
+    // An error built before a backend was installed has no message.
+    let api = sys::try_api()?;
+    // SAFETY: no arguments.
+    let p = unsafe { (api.aclGetRecentErrMsg)() };
+    // A backend without aclGetRecentErrMsg answers NULL through a stub that records the symbol
+    // as missing: drop that record so it is not blamed on a later failure.
+    let _ = sys::take_missing_symbol();
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: non-NULL, so a NUL-terminated string owned by the runtime's thread-local storage,
+    // valid until the next call on this thread; copied before any other call.
+    let s = unsafe { std::ffi::CStr::from_ptr(p) }
+        .to_string_lossy()
+        .trim()
+        .to_string();
+    (!s.is_empty()).then_some(s)
 }
 
 #[cfg(test)]

@@ -8,10 +8,10 @@ use crate::error::{Error, Result};
 use crate::raw;
 use crate::raw_enum::raw_enum;
 use crate::release::{ReleaseError, ReleaseResult};
-use crate::result;
 use crate::stream::{Stream, timeout_ms};
 use ascendcl_sys as sys;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 bitflags::bitflags! {
@@ -77,6 +77,14 @@ struct EventInner {
     /// NULL once destroyed explicitly.
     raw: sys::aclrtEvent,
     device: Device,
+    /// How many records and resets this crate has made of the event. Every record, reset and
+    /// stream wait through this crate holds the lock while it calls the runtime, so a wait
+    /// reads the number of the very record it waits for (what a scope needs to recognise a
+    /// wait for a record it made itself: [`Event::wait_on`]).
+    order: Mutex<u64>,
+    /// Whether only this process records the event, and only through this crate's calls
+    /// (not an IPC or external event, not recorded by a model's tasks).
+    trusted: AtomicBool,
 }
 
 // SAFETY: an event handle is a plain value the runtime accepts from any thread and synchronises
@@ -94,26 +102,86 @@ impl Event {
             ));
         }
         device.ensure_current()?;
-        let raw = result::event::create(flags.map(|f| f.bits()))?;
-        Ok(Event {
-            inner: Arc::new(EventInner {
-                raw,
-                device: device.clone(),
-            }),
-        })
+        let raw = match flags {
+            // SAFETY: a valid out-pointer.
+            None => raw::out(|e| unsafe { raw::aclrtCreateEvent(e) }),
+            // SAFETY: a valid out-pointer; the runtime validates the flags.
+            Some(f) => raw::out(|e| unsafe { raw::aclrtCreateEventWithFlag(e, f.bits()) }),
+        }?;
+        let shared = EventFlags::IPC | EventFlags::EXTERNAL;
+        let trusted = !flags.is_some_and(|f| f.intersects(shared));
+        Ok(Event::owned(raw, device, trusted))
     }
 
-    /// Owns an event handle this crate obtained from the runtime (an opened IPC event).
-    pub(crate) fn from_raw(raw: sys::aclrtEvent, device: &Device) -> Event {
+    fn owned(raw: sys::aclrtEvent, device: &Device, trusted: bool) -> Event {
         Event {
             inner: Arc::new(EventInner {
                 raw,
                 device: device.clone(),
+                order: Mutex::new(0),
+                trusted: AtomicBool::new(trusted),
             }),
         }
     }
 
-    /// The raw `aclrtEvent`, for FFI.
+    /// Owns an event handle this crate obtained from the runtime (an opened IPC event, which
+    /// another process records).
+    pub(crate) fn from_raw(raw: sys::aclrtEvent, device: &Device) -> Event {
+        Event::owned(raw, device, false)
+    }
+
+    fn order(&self) -> MutexGuard<'_, u64> {
+        self.inner.order.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether the records of this event are all this crate's own (see [`EventInner::trusted`]).
+    pub(crate) fn is_trusted(&self) -> bool {
+        self.inner.trusted.load(Ordering::Acquire)
+    }
+
+    /// Marks the event as recorded by something other than this crate's calls (a model's
+    /// tasks record it at every execution): a scope no longer takes a wait for it as an order.
+    pub(crate) fn distrust(&self) {
+        self.inner.trusted.store(false, Ordering::Release);
+    }
+
+    /// Whether both handles are the same event.
+    pub(crate) fn same(&self, other: &Event) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// Records the event on `stream`; the number of this record among the crate's records and
+    /// resets of the event.
+    pub(crate) fn record_on(&self, stream: &Stream) -> Result<u64> {
+        stream.make_current()?;
+        let mut n = self.order();
+        // SAFETY: both handles are live while borrowed.
+        unsafe { raw::aclrtRecordEvent(self.as_raw(), stream.as_raw()) }?;
+        *n += 1;
+        Ok(*n)
+    }
+
+    /// Makes `stream` wait for the event's latest record (with `timeout` in whole seconds, 0
+    /// waiting for ever, when `Some`); the number of that record (see [`Event::record_on`]).
+    pub(crate) fn wait_on(&self, stream: &Stream, timeout: Option<i32>) -> Result<u64> {
+        stream.make_current()?;
+        let n = self.order();
+        match timeout {
+            // SAFETY: both handles are live while borrowed.
+            None => unsafe { raw::aclrtStreamWaitEvent(stream.as_raw(), self.as_raw()) }?,
+            // SAFETY: as above.
+            Some(secs) => unsafe {
+                raw::aclrtStreamWaitEventWithTimeout(stream.as_raw(), self.as_raw(), secs)
+            }?,
+        }
+        Ok(*n)
+    }
+
+    /// The raw `aclrtEvent`, for FFI. Recording or resetting it through raw calls while a
+    /// [`Scope`](crate::Scope) may rely on a record it made of it (between the scope's
+    /// [`record_event`](crate::Scope::record_event) and a [`wait_event`](crate::Scope::wait_event)
+    /// on another of its streams) breaks the order the scope believes in: that is for the
+    /// `unsafe` caller to rule out.
     pub fn as_raw(&self) -> sys::aclrtEvent {
         self.inner.raw
     }
@@ -130,16 +198,17 @@ impl Event {
     /// Records the event on `stream`: it completes when the stream's earlier work is done
     /// (`aclrtRecordEvent`).
     pub fn record(&self, stream: &Stream) -> Result<()> {
-        stream.make_current()?;
-        // SAFETY: both handles are live while borrowed.
-        unsafe { result::event::record(self.as_raw(), stream.as_raw()) }
+        self.record_on(stream).map(drop)
     }
 
     /// Resets the event on `stream` (`aclrtResetEvent`).
     pub fn reset(&self, stream: &Stream) -> Result<()> {
         stream.make_current()?;
+        let mut n = self.order();
         // SAFETY: both handles are live while borrowed.
-        unsafe { result::event::reset(self.as_raw(), stream.as_raw()) }
+        unsafe { raw::aclrtResetEvent(self.as_raw(), stream.as_raw()) }?;
+        *n += 1;
+        Ok(())
     }
 
     /// Whether the work before the last record is done, without blocking
@@ -147,7 +216,7 @@ impl Event {
     pub fn is_complete(&self) -> Result<bool> {
         self.ensure_current()?;
         // SAFETY: `raw` is live while `self` is.
-        let st = unsafe { result::event::query_status(self.as_raw()) }?;
+        let st = raw::out(|st| unsafe { raw::aclrtQueryEventStatus(self.as_raw(), st) })?;
         match st {
             sys::ACL_EVENT_RECORDED_STATUS_COMPLETE => Ok(true),
             sys::ACL_EVENT_RECORDED_STATUS_NOT_READY => Ok(false),
@@ -194,17 +263,19 @@ impl Event {
 
     /// Blocks until the event completes (`aclrtSynchronizeEvent`).
     pub fn synchronize(&self) -> Result<()> {
+        crate::deferred::refuse_sync_on_callback("aclrtSynchronizeEvent")?;
         self.ensure_current()?;
         // SAFETY: `raw` is live while `self` is.
-        unsafe { result::event::synchronize(self.as_raw()) }
+        unsafe { raw::aclrtSynchronizeEvent(self.as_raw()) }
     }
 
     /// As [`Event::synchronize`], giving up after `timeout` (`None`: forever) with
     /// `ACL_ERROR_RT_EVENT_SYNC_TIMEOUT` (`aclrtSynchronizeEventWithTimeout`).
     pub fn synchronize_timeout(&self, timeout: Option<Duration>) -> Result<()> {
+        crate::deferred::refuse_sync_on_callback("aclrtSynchronizeEventWithTimeout")?;
         self.ensure_current()?;
         // SAFETY: `raw` is live while `self` is.
-        unsafe { result::event::synchronize_timeout(self.as_raw(), timeout_ms(timeout)) }
+        unsafe { raw::aclrtSynchronizeEventWithTimeout(self.as_raw(), timeout_ms(timeout)) }
     }
 
     /// Time between `start` and this event, both recorded and complete
@@ -218,7 +289,8 @@ impl Event {
     pub fn elapsed(start: &Event, end: &Event) -> Result<Duration> {
         end.ensure_current()?;
         // SAFETY: both handles are live while borrowed.
-        let ms = unsafe { result::event::elapsed_ms(start.as_raw(), end.as_raw()) }?;
+        let ms =
+            raw::out(|ms| unsafe { raw::aclrtEventElapsedTime(ms, start.as_raw(), end.as_raw()) })?;
         Duration::try_from_secs_f64(f64::from(ms) / 1000.0).map_err(|_| {
             Error::argument(
                 "aclrtEventElapsedTime",
@@ -239,7 +311,7 @@ impl Event {
         let destroyed = inner.device.ensure_current().and_then(|()| {
             // SAFETY: `raw` is live and owned by this, the only handle; on success it is never
             // used again (cleared below).
-            unsafe { result::event::destroy(inner.raw) }
+            unsafe { raw::aclrtDestroyEvent(inner.raw) }
         });
         match destroyed {
             Ok(()) => {
@@ -265,7 +337,7 @@ impl Drop for EventInner {
         deferred::release(move || {
             let _ = device.ensure_current();
             // SAFETY: the event was owned by the last handle, which is gone; released once.
-            unsafe { result::event::destroy(raw.get()) }
+            unsafe { raw::aclrtDestroyEvent(raw.get()) }
         });
     }
 }

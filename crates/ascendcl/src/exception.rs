@@ -159,7 +159,7 @@ pub fn peek_last_error() -> Option<AclError> {
 /// message read right after its failure, so this answers `None` after one was built: it is for
 /// failures of raw FFI calls.
 pub fn recent_error_message() -> Option<String> {
-    crate::result::diag::recent_err_msg()
+    crate::error::recent_err_msg()
 }
 
 /// The id of the last task the calling thread launched on a created stream

@@ -85,9 +85,10 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
 }
 
 impl<'scope> Scope<'scope, '_> {
-    /// Enqueues setting every element of device memory `dst` (of the stream's device) to
-    /// `value` (`aclrtMemsetD32Async`); the element type must be 4 bytes long (see
-    /// [`DeviceSliceMut::fill`]).
+    /// Enqueues setting every element of device memory `dst` to `value`
+    /// (`aclrtMemsetD32Async`); the element type must be 4 bytes long (see
+    /// [`DeviceSliceMut::fill`]). The memory must be the stream's device's (or reachable from
+    /// it through a [`PeerAccess`](crate::PeerAccess)).
     ///
     /// ```
     /// # let rt = ascendcl::Runtime::new()?;
@@ -107,21 +108,14 @@ impl<'scope> Scope<'scope, '_> {
         const API: &str = "aclrtMemsetD32Async";
         let w = word(API, &value)?;
         let d = device_region(API, dst.region())?;
-        if d.location().device() != Some(self.device_id()) {
-            return Err(Error::argument(
-                API,
-                format!(
-                    "the destination is memory of another device than the stream's {}",
-                    self.device_id()
-                ),
-            ));
-        }
         if d.is_empty() {
             return Ok(());
         }
-        self.stream().make_current()?;
-        // SAFETY: the region is device memory of `d.bytes()` bytes (`d.len()` words) borrowed
-        // for 'scope; the scope waits for the stream before 'scope ends.
-        unsafe { raw::aclrtMemsetD32Async(d.ptr().cast(), d.bytes(), w, d.len(), self.as_raw()) }
+        self.enqueue_as(API, &[d.write()], |st| {
+            // SAFETY: the region is device memory of `d.bytes()` bytes (`d.len()` words)
+            // borrowed for 'scope, reachable from the stream (checked by the ordering); the
+            // scope waits for the stream before 'scope ends.
+            unsafe { raw::aclrtMemsetD32Async(d.ptr().cast(), d.bytes(), w, d.len(), st.as_raw()) }
+        })
     }
 }

@@ -10,8 +10,8 @@
 
 use crate::deferred::CallbackMark;
 use crate::error::{Error, Result};
+use crate::raw;
 use crate::raw_enum::raw_enum;
-use crate::result;
 use crate::stream::{Stream, StreamShared};
 use crate::subscribed_thread::{SubscribedThread, Subscription};
 use ascendcl_sys as sys;
@@ -196,9 +196,12 @@ pub(crate) fn discard_pending(pending: Vec<Weak<Payload>>) {
 }
 
 pub(crate) fn launch(stream: &Stream, f: Box<dyn FnOnce() + Send>) -> Result<HostFnHandle> {
+    // An abort of the stream cannot come between the runtime's queueing and the entry in the
+    // stream's list of pending functions (it would drop a function the runtime kept).
+    let _launching = stream.shared().launching()?;
     let (arg, handle) = package(stream, f);
     // SAFETY: the stream is live; the trampoline consumes `arg` once.
-    match unsafe { result::stream::launch_host_func(stream.as_raw(), trampoline, arg) } {
+    match unsafe { raw::aclrtLaunchHostFunc(stream.as_raw(), Some(trampoline), arg) } {
         Ok(()) => Ok(handle),
         Err(e) => {
             reclaim(arg);
@@ -243,7 +246,8 @@ impl Subscription for Reports {
     const THREAD: &'static str = "the report thread";
 
     fn process() -> Result<()> {
-        result::report::process(REPORT_POLL_MS)
+        // SAFETY: a plain value; called by the report thread the subscriptions name.
+        unsafe { raw::aclrtProcessReport(REPORT_POLL_MS) }
     }
 
     fn timed_out(e: &Error) -> bool {
@@ -253,12 +257,12 @@ impl Subscription for Reports {
 
     unsafe fn subscribe(thread_id: u64, stream: sys::aclrtStream) -> Result<()> {
         // SAFETY: the caller's guarantee.
-        unsafe { result::report::subscribe(thread_id, stream) }
+        unsafe { raw::aclrtSubscribeReport(thread_id, stream) }
     }
 
     unsafe fn unsubscribe(thread_id: u64, stream: sys::aclrtStream) -> Result<()> {
         // SAFETY: the caller's guarantee.
-        unsafe { result::report::unsubscribe(thread_id, stream) }
+        unsafe { raw::aclrtUnSubscribeReport(thread_id, stream) }
     }
 }
 
@@ -275,7 +279,7 @@ impl ReportSubscription {
         let (arg, handle) = package(stream, Box::new(f));
         // SAFETY: the stream is live and subscribed; the trampoline consumes `arg` once.
         match unsafe {
-            result::report::launch_callback(trampoline, arg, block.into(), stream.as_raw())
+            raw::aclrtLaunchCallback(Some(trampoline), arg, block.into(), stream.as_raw())
         } {
             Ok(()) => Ok(handle),
             Err(e) => {

@@ -146,6 +146,18 @@ macro_rules! trampolines {
 
 trampolines!(0, 1, 2, 3, 4, 5, 6, 7);
 
+/// An error when no backend is installed (the runtime's functions are not there to call).
+fn no_backend_yet(api: &'static str) -> Result<()> {
+    if ascendcl_sys::active().is_some() {
+        return Ok(());
+    }
+    Err(Error::argument(
+        api,
+        "no backend is installed yet: call ascendcl::install_backend first (Runtime::new does \
+         too, but runs aclInit)",
+    ))
+}
+
 /// Takes a free slot and puts `f` in it; the slot's index.
 fn take_slot<F: ?Sized>(slots: &[Mutex<Slot<F>>], f: Arc<F>, api: &'static str) -> Result<usize> {
     for (i, m) in slots.iter().enumerate() {
@@ -242,6 +254,7 @@ impl InitCallback {
         F: Fn(&str) -> std::result::Result<(), AclError> + Send + Sync + 'static,
     {
         const API: &str = "aclInitCallbackRegister";
+        no_backend_yet(API)?;
         let slot = register_slot(&INIT_SLOTS, &INIT_TRAMPOLINES, Arc::new(f), API, |t| {
             // SAFETY: the trampoline matches the C signature and lives for the whole program;
             // it takes no argument of ours.
@@ -305,6 +318,7 @@ impl FinalizeCallback {
         F: Fn() -> std::result::Result<(), AclError> + Send + Sync + 'static,
     {
         const API: &str = "aclFinalizeCallbackRegister";
+        no_backend_yet(API)?;
         let slot = register_slot(
             &FINALIZE_SLOTS,
             &FINALIZE_TRAMPOLINES,
@@ -347,5 +361,20 @@ impl FinalizeCallback {
 impl Drop for FinalizeCallback {
     fn drop(&mut self) {
         crate::drop_errors::report(self.unregister_inner().map(drop));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// This unit-test binary installs no backend: registering is an error, not a panic.
+    #[test]
+    fn registering_before_any_backend_is_an_error() {
+        assert!(ascendcl_sys::active().is_none());
+        let e = InitCallback::register(CallbackKind::Other, |_| Ok(())).unwrap_err();
+        assert!(matches!(e, Error::Argument { .. }), "{e}");
+        let e = FinalizeCallback::register(CallbackKind::Other, || Ok(())).unwrap_err();
+        assert!(matches!(e, Error::Argument { .. }), "{e}");
     }
 }

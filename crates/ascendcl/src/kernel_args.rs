@@ -8,7 +8,7 @@
 //! exclusively for `&mut`) until the scope has waited for its stream. Its lifetime is invariant,
 //! like a [`Claimed`]'s, so a list of one scope is no list of another.
 
-use crate::copy::{CopyDest, CopySource};
+use crate::copy::{Access, CopyDest, CopySource};
 use crate::error::{Error, Result};
 use crate::memory::DeviceRepr;
 use crate::module::KernelFunction;
@@ -30,24 +30,25 @@ pub(crate) fn bytes_of<T: DeviceRepr>(data: &[T]) -> &[u8] {
 }
 
 pub(crate) mod sealed {
-    use crate::copy::MemoryLocation;
+    use crate::copy::{Access, MemoryLocation, RawRegion};
 
     pub trait Sealed {}
 
-    /// What one argument contributes: its bytes and, for memory, where the memory is.
+    /// What one argument contributes: its bytes and, for memory, where the memory is and how
+    /// the kernel may use it (the scope orders the launch after conflicting uses).
     #[derive(Debug, Clone, Copy)]
     pub struct ArgBytes {
         pub(super) bytes: [u8; 8],
         pub(super) len: usize,
-        pub(super) memory: Option<MemoryLocation>,
+        pub(super) memory: Option<(MemoryLocation, Access)>,
     }
 
     impl ArgBytes {
-        pub(super) fn memory<T>(ptr: *mut T, location: MemoryLocation) -> ArgBytes {
+        pub(super) fn memory<T>(r: RawRegion<T>, access: Access) -> ArgBytes {
             ArgBytes {
-                bytes: (ptr as usize as u64).to_ne_bytes(),
+                bytes: (r.ptr() as usize as u64).to_ne_bytes(),
                 len: 8,
-                memory: Some(location),
+                memory: Some((r.location(), access)),
             }
         }
 
@@ -80,7 +81,7 @@ impl<S: CopySource + ?Sized> sealed::Sealed for &S {}
 impl<'scope, S: CopySource + ?Sized> KernelArg<'scope> for &'scope S {
     fn arg_bytes(self) -> sealed::ArgBytes {
         let r = AsyncSource::region(&self);
-        sealed::ArgBytes::memory(r.ptr(), r.location())
+        sealed::ArgBytes::memory(r, r.read())
     }
 }
 
@@ -88,14 +89,16 @@ impl<D: CopyDest + ?Sized> sealed::Sealed for &mut D {}
 impl<'scope, D: CopyDest + ?Sized> KernelArg<'scope> for &'scope mut D {
     fn arg_bytes(mut self) -> sealed::ArgBytes {
         let r = AsyncDest::region(&mut self);
-        sealed::ArgBytes::memory(r.ptr(), r.location())
+        sealed::ArgBytes::memory(r, r.write())
     }
 }
 
 impl<T: DeviceRepr> sealed::Sealed for Claimed<'_, T> {}
 impl<'scope, T: DeviceRepr> KernelArg<'scope> for Claimed<'scope, T> {
     fn arg_bytes(self) -> sealed::ArgBytes {
-        sealed::ArgBytes::memory(self.as_mut_ptr(), self.location())
+        // The kernel may read or write it: ordered as a write.
+        let r = AsyncSource::region(&self);
+        sealed::ArgBytes::memory(r, r.write())
     }
 }
 
@@ -178,6 +181,8 @@ pub struct KernelArgs<'scope> {
     pending: Vec<(sys::aclrtParamHandle, Vec<u8>)>,
     /// Devices of the memory arguments.
     devices: Vec<i32>,
+    /// How the kernel may use each memory argument, for the scope's ordering.
+    accesses: Vec<Access>,
     state: State,
     /// Invariant in `'scope`, like [`Claimed`]: a list of one scope is no list of another.
     _scope: PhantomData<&'scope mut &'scope ()>,
@@ -258,6 +263,7 @@ impl<'scope> KernelArgs<'scope> {
             params: Vec::with_capacity(params),
             pending: Vec::new(),
             devices: Vec::with_capacity(params),
+            accesses: Vec::with_capacity(params),
             state: State::Building,
             _scope: PhantomData,
         }
@@ -322,7 +328,7 @@ impl<'scope> KernelArgs<'scope> {
 
     /// Appends an argument's bytes (see [`KernelArgs::arg`]).
     pub(crate) fn push(&mut self, a: sealed::ArgBytes) -> Result<KernelParam> {
-        if let Some(location) = a.memory {
+        if let Some((location, access)) = a.memory {
             let Some(device) = location.device() else {
                 return Err(Error::argument(
                     "aclrtKernelArgsAppend",
@@ -334,6 +340,7 @@ impl<'scope> KernelArgs<'scope> {
             };
             let p = self.append_bytes(&a.bytes[..a.len], ParamKind::Memory)?;
             self.devices.push(device);
+            self.accesses.push(access);
             return Ok(p);
         }
         self.append_bytes(&a.bytes[..a.len], ParamKind::Value)
@@ -456,6 +463,11 @@ impl<'scope> KernelArgs<'scope> {
         unsafe { raw::aclrtKernelArgsFinalize(self.raw()) }?;
         self.state = State::Finalized;
         Ok(self.raw())
+    }
+
+    /// How the kernel may use its memory parameters.
+    pub(crate) fn accesses(&self) -> &[Access] {
+        &self.accesses
     }
 
     /// The devices of the memory parameters.

@@ -193,21 +193,23 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         } else {
             &mut c as *mut sys::aclrtLaunchKernelCfg
         };
-        self.stream().make_current()?;
-        // SAFETY: live function, stream and sealed list handles; the configuration lives for the
-        // call. The buffers the list names are borrowed for 'scope, and the scope waits for the
-        // stream before 'scope ends; the function is borrowed for 'scope, so its binary stays
-        // loaded. What the kernel does with its arguments is the caller's contract.
-        unsafe {
-            raw::aclrtLaunchKernelWithConfig(
-                func.as_raw(),
-                cfg.blocks,
-                self.as_raw(),
-                c,
-                handle,
-                std::ptr::null_mut(),
-            )
-        }
+        self.enqueue_as(api, args.accesses(), |st| {
+            // SAFETY: live function, stream and sealed list handles; the configuration lives
+            // for the call. The buffers the list names are borrowed for 'scope, and the scope
+            // waits for the stream before 'scope ends; the function is borrowed for 'scope, so
+            // its binary stays loaded. What the kernel does with its arguments is the caller's
+            // contract.
+            unsafe {
+                raw::aclrtLaunchKernelWithConfig(
+                    func.as_raw(),
+                    cfg.blocks,
+                    st.as_raw(),
+                    c,
+                    handle,
+                    std::ptr::null_mut(),
+                )
+            }
+        })
     }
 
     /// One launch of `func` with its arguments given one by one:

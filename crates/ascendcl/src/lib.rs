@@ -98,7 +98,8 @@
 //! | failed device tasks | [`ExceptionCallback`], [`ExceptionInfo`] | `aclrtSetExceptionInfoCallback`, `aclrtGet*FromExceptionInfo` |
 //! | stream control | [`Stream::id`], [`Stream::stop`], [`Stream::abort`], [`StreamStateCallback`] | `aclrtStreamGetId`, `aclrtStreamStop`, `aclrtStreamAbort`, `aclrtRegStreamStateCallback` |
 //! | value writes, waits, notifies | [`Scope::write_value`], [`Scope::wait_value`], [`DeviceWord`], [`Notify`] | `aclrtValueWrite`, `aclrtValueWait`, `aclrt*Notify` |
-//! | one scope's work over two streams, in order | [`Scope::hand_off`], [`Handoff`], [`Stream::wait_event_timeout`], [`Event::wait_status`] | `aclrtRecordEvent`, `aclrtStreamWaitEvent[WithTimeout]`, `aclrtQueryEventWaitStatus`, `aclrtRecordNotify`, `aclrtWaitAndResetNotify` |
+//! | one scope over several streams, ordered by the scope | [`scope()`], [`Scope::on`], [`Scope::enqueue`] ([`Access`]), [`Scope::stats`], [`Lane`], [`Scope::hand_off`] ([`Handoff`]), [`Stream::wait_event_timeout`], [`Event::wait_status`] | `aclrtRecordEvent`, `aclrtStreamWaitEvent[WithTimeout]`, `aclrtQueryEventWaitStatus`, `aclrtRecordNotify`, `aclrtWaitAndResetNotify` |
+//! | work that does not wait (`async`) | [`Stream::submit`], [`submit()`], [`Submission`] (`Future`), [`SubmissionError`] | `aclrtLaunchHostFunc` (the completion) |
 //! | stream configuration | [`Stream::config`] ([`StreamConfig`]), [`StreamConfigHandle`] | `aclrtStreamGet{Id,Flags,Priority}`, `aclrtCreateStreamConfigHandle`, `aclrtCreateStreamV2` |
 //! | init and finalize callbacks | [`InitCallback`], [`FinalizeCallback`] ([`CallbackKind`]) | `aclInitCallbackRegister`, `aclFinalizeCallbackRegister` |
 //! | installed software | [`Runtime::package_version`] ([`PackageVersion`], [`VersionNumber`]), [`Runtime::supports`] ([`CannAttr`]) | `aclsysGetVersionStr`, `aclsysGetVersionNum`, `aclGetCannAttribute[List]` |
@@ -107,7 +108,7 @@
 //! | model runtime instances (capture, build, labels) | [`Model`] ([`Slot`]), [`Recorder`], [`TaskGroup`], [`Builder`], [`Label`], [`LabelList`], [`Scope::execute`] | `aclmdlRICapture*`, `aclmdlRIBuild*`, `aclmdlRIBindStream`, `aclmdlRIExecute[Async]`, `aclrtSetLabel`, `aclrtSwitchLabelByIndex`, `aclrtActiveStream`, `aclrtSwitchStream` |
 //! | host-function subscription | [`HostFnSubscription`] | `aclrtSubscribeHostFunc`, `aclrtProcessHostFunc`, `aclrtUnSubscribeHostFunc` |
 //! | kernel binaries and launches | [`Module`], [`KernelFunction`], [`KernelArgs`], [`Scope::launch`], [`Scope::launch_builder`], [`LaunchConfig`] | `aclrtBinaryLoad*`, `aclrtBinaryGetFunction`, `aclrtKernelArgs*`, `aclrtLaunchKernelWithConfig` |
-//! | every C function, checked | [`raw`] | all of `acl/acl_rt.h` |
+//! | every C function, checked | [`raw`] | all of `acl/acl_rt.h` and of its companions: profiling (`acl_prof.h`), data channels and queues (`acl_tdt.h`, `acl_tdt_queue.h`), dump (`acl_dump.h`) |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
 //! functions reachable only through [`raw`] and [`sys`], each with the reason it has no wrapper):
@@ -137,7 +138,8 @@
 //! | [`ManagedBuffer<T>`](ManagedBuffer) | yes | yes | owns its memory like a `Vec<T>`; device work borrows it exclusively through a [`ManagedView`] |
 //! | [`AllocatorRegistration<A>`](AllocatorRegistration) | yes | yes | `A: Allocator` is `Send + Sync`: executors call it from runtime threads |
 //! | [`RegisteredAllocator`], [`ExecutorBlock`] | no | no | borrowed views of one registration, for the calling executor |
-//! | [`Scope`], [`Claimed`] | no | no | belong to the one [`Stream::scope`] call (and thread) that waits for them |
+//! | [`Scope`], [`Claimed`], [`Lane`] | no | no | belong to the one scope call (and thread) that waits for them |
+//! | [`Submission<B>`](Submission) | when `B` is | yes | owns the buffers until its streams are past them |
 //! | [`CurrentContext`] | no | no | proves that a context is current on *this* thread |
 //! | `VirtualRange`, `PhysicalMemory`, `Mapping<T>` | yes | yes | own address space and memory the host never dereferences |
 //! | `IpcMemExport<T>`, `IpcMemImport<T>`, `ImportedNotify` | yes | yes | own an export or an import; the host never dereferences the memory |
@@ -189,22 +191,81 @@
 //! The hazard of an asynchronous copy is a host that frees, moves or writes a buffer while the
 //! device still uses it. A guard returned to the caller cannot prevent that (`mem::forget`
 //! defeats it). Like `std::thread::scope`, [`Stream::scope`] runs a closure that enqueues copies,
-//! memsets, 2D copies and host functions through a [`Scope`], and **itself** waits for the stream
-//! before returning — on success, on error and on panic. Everything handed to the scope is
-//! borrowed until then: sources shared (the host cannot write or free them), destinations
-//! exclusively (the host cannot read or touch them); [`Scope::claim`] takes a buffer for the
-//! whole scope and hands out a copyable [`Claimed`] region that several stream-ordered operations
-//! of that scope may use — kernel launches included (`ascendc_kernels::launch_write` takes the
-//! scope and a region; raw FFI uses [`Claimed::as_mut_ptr`] with [`Scope::as_raw`]). A claimed
-//! region is branded with its scope: the scope of another stream, whose work is not ordered with
-//! this one, does not accept it. Buffers created inside the closure are rejected by the borrow
-//! checker. `docs/soundness.md` gives the whole argument. Pageable host memory is
-//! accepted as well: the runtime completes such copies before the enqueue returns, and the
-//! scope's borrows cover them anyway. If the synchronisation fails, the scope keeps waiting
-//! (polling `aclrtStreamQuery`) until the stream reports its work complete; if the runtime cannot
-//! tell at all, the process aborts rather than hand back memory the device may still use. The
-//! unchecked fast path is [`Stream::copy_async_unchecked`] (`unsafe`, with its contract in
-//! `# Safety`).
+//! memsets, 2D copies, kernel launches and host functions through a [`Scope`], and **itself**
+//! waits for the stream before returning — on success, on error and on panic. Everything handed
+//! to the scope is borrowed until then: sources shared (the host cannot write or free them),
+//! destinations exclusively (the host cannot read or touch them); [`Scope::claim`] takes a buffer
+//! for the whole scope and hands out a copyable [`Claimed`] region that several operations of
+//! that scope may use. A claimed region is branded with its scope: no other scope accepts it.
+//! Buffers created inside the closure are rejected by the borrow checker. `docs/soundness.md`
+//! gives the whole argument. Pageable host memory is accepted as well: the runtime completes such
+//! copies before the enqueue returns (pinned [`HostBuffer`]s are what overlaps). If the
+//! synchronisation fails, the scope keeps waiting (polling `aclrtStreamQuery`) until the stream
+//! reports its work complete; if the runtime cannot tell at all, the process aborts rather than
+//! hand back memory the device may still use. The unchecked fast path is
+//! [`Stream::copy_async_unchecked`] (`unsafe`, with its contract in `# Safety`).
+//!
+//! ## Several streams: copy/compute overlap
+//!
+//! [`scope()`] opens one scope over several streams (and [`Scope::on`] adds one), of one device or
+//! of peer devices; its claimed regions are usable on every one of them. The scope orders the uses
+//! itself: each claim remembers the stream of its last write and the streams that read it since,
+//! and a use on another stream first makes that stream wait (`aclrtStreamWaitEvent`) for an event
+//! recorded after the uses it conflicts with — unless they are ordered already, by an earlier
+//! wait or by the caller's own [`Scope::record_event`] / [`Scope::wait_event`], which the scope
+//! recognises ([`Scope::stats`] counts the waits it queued). The double-buffered pipeline, loads on
+//! one stream, computation on a second, stores on a third:
+//!
+//! ```
+//! use ascendcl::{HostBuffer, ReduceKind};
+//! # let rt = ascendcl::Runtime::new()?;
+//! let dev = rt.device(0)?;
+//! let (load, compute, store) = (dev.create_stream()?, dev.create_stream()?, dev.create_stream()?);
+//! let input = HostBuffer::from_slice(&dev, &(0..1024).collect::<Vec<i32>>())?;
+//! let mut output = HostBuffer::<i32>::zeroed(&dev, 1024)?;
+//! let ones = dev.clone_htod(&[1i32; 256])?;
+//! let mut slots = [dev.alloc_zeros::<i32>(256)?, dev.alloc_zeros::<i32>(256)?];
+//! ascendcl::scope([&load, &compute, &store], |[l, c, s]| {
+//!     let [a, b] = &mut slots;
+//!     let slots = [l.claim(a), l.claim(b)];
+//!     for (i, (inp, out)) in input.chunks(256).zip(output.chunks_mut(256)).enumerate() {
+//!         let x = slots[i % 2];
+//!         l.copy(x, inp)?;                      // after the store that last read this slot
+//!         c.reduce(x, &ones, ReduceKind::Sum)?; // after the load (a kernel launch works alike)
+//!         s.copy(out, x)?;                      // after the computation
+//!     }
+//!     Ok(())
+//! })?;
+//! assert!(output.iter().enumerate().all(|(i, &v)| v == i as i32 + 1));
+//! # Ok::<(), ascendcl::Error>(())
+//! ```
+//!
+//! While chunk `i` is computed, chunk `i + 1` is loaded and chunk `i - 1` stored. The scope's end
+//! waits for all three streams; a failure names its stream ([`Error::OnStream`]).
+//!
+//! ## Work that does not wait: submissions and `async`
+//!
+//! [`Stream::submit`] (and [`submit()`] over several streams) returns at once: the buffers move
+//! into a [`Submission`], the closure enqueues work on them — copies, kernel launches,
+//! collectives — and the submission gives them back once the streams have passed that work:
+//! [`Submission::wait`], [`Submission::is_done`], or `.await` (a `Future` woken by the runtime's
+//! host-function callback: no polling thread, any executor). Dropping it never blocks and never
+//! frees the buffers before the streams are past them. A server can share one stream between
+//! requests and have each await its own work only:
+//!
+//! ```
+//! # let rt = ascendcl::Runtime::new()?;
+//! # let dev = rt.device(0)?;
+//! # let stream = dev.create_stream()?;
+//! # async fn serve(stream: &ascendcl::Stream, dev: &ascendcl::Device) -> ascendcl::Result<()> {
+//! let request = (ascendcl::HostBuffer::from_slice(dev, &[1.0f32; 64])?, dev.alloc_zeros(64)?);
+//! let (input, output) = stream
+//!     .submit(request, |s, (input, output)| s.copy(output, &*input))
+//!     .await?;
+//! # let _ = (input, output); Ok(()) }
+//! # let _ = serve(&stream, &dev);
+//! # Ok::<(), ascendcl::Error>(())
+//! ```
 //!
 //! # Host functions
 //!
@@ -301,7 +362,6 @@ mod peer;
 pub mod raw;
 mod raw_enum;
 mod release;
-mod result;
 mod runtime;
 mod scope;
 mod sharing;
@@ -318,8 +378,9 @@ pub use builtin::{Distribution, RandomElem, RandomFloat, RandomState, ReduceElem
 pub use cann_info::{CannAttr, PackageVersion, VersionNumber};
 pub use context::{Context, CurrentContext};
 pub use copy::{
-    Copy2d, CopyDest, CopySource, MemcpyKind, MemoryLocation, PointerAttributes, PointerLocation,
-    RawRegion, copy, copy_2d, copy_batch, copy_with_kind, pointer_attributes, to_vec,
+    Access, Copy2d, CopyDest, CopySource, MemcpyKind, MemoryLocation, PointerAttributes,
+    PointerLocation, RawRegion, copy, copy_2d, copy_batch, copy_with_kind, pointer_attributes,
+    to_vec,
 };
 pub use current::current_context;
 pub use device::{Device, MemAttr, MemInfo};
@@ -358,7 +419,10 @@ pub use runtime::{
     AclVersion, BackendChoice, BackendInfo, BackendKind, LoadError, LoadFailure, RunMode, Runtime,
     install_backend,
 };
-pub use scope::{AsyncDest, AsyncSource, Claimed, Scope};
+pub use scope::{
+    AsyncDest, AsyncSource, Claimed, Lane, Scope, ScopeStats, Submission, SubmissionError, scope,
+    submit,
+};
 pub use sharing::{
     FabricHandle, ImportedNotify, Importers, IpcEventHandle, IpcImportFlags, IpcMemExport,
     IpcMemImport, IpcMemKey, NotifyImportFlags, NotifyKey, Pid, ShareableHandle,

@@ -138,23 +138,28 @@ impl<'scope> Scope<'scope, '_> {
                 ));
             }
         };
-        self.stream().make_current()?;
         let p = desc.buf.as_mut_ptr().cast();
-        // SAFETY: the descriptor is device memory of the stream's device, of the size the
-        // runtime asked for, borrowed exclusively for 'scope; source and destination are device
-        // memory of that device borrowed for 'scope (the destination exclusively), `bytes` long;
-        // the copy reads the descriptor when it runs, before the scope's synchronisation ends
-        // 'scope.
-        unsafe {
-            raw::aclrtSetMemcpyDesc(
-                p,
-                sys::ACL_MEMCPY_INNER_DEVICE_TO_DEVICE,
-                s.ptr().cast(),
-                d.ptr().cast(),
-                bytes,
-                std::ptr::null_mut(),
-            )?;
-            raw::aclrtMemcpyAsyncWithDesc(p, sys::ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, self.as_raw())
-        }
+        self.enqueue_as(API, &[d.write(), s.read()], |st| {
+            // SAFETY: the descriptor is device memory of the stream's device, of the size the
+            // runtime asked for, borrowed exclusively for 'scope; source and destination are
+            // device memory of that device borrowed for 'scope (the destination exclusively),
+            // `bytes` long; the copy reads the descriptor when it runs, before the scope's
+            // synchronisation ends 'scope.
+            unsafe {
+                raw::aclrtSetMemcpyDesc(
+                    p,
+                    sys::ACL_MEMCPY_INNER_DEVICE_TO_DEVICE,
+                    s.ptr().cast(),
+                    d.ptr().cast(),
+                    bytes,
+                    std::ptr::null_mut(),
+                )?;
+                raw::aclrtMemcpyAsyncWithDesc(
+                    p,
+                    sys::ACL_MEMCPY_INNER_DEVICE_TO_DEVICE,
+                    st.as_raw(),
+                )
+            }
+        })
     }
 }

@@ -11,7 +11,7 @@ use crate::current;
 use crate::deferred;
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::result;
+use crate::raw;
 
 impl Device {
     /// Enables access between this device and `peer`, both ways
@@ -26,13 +26,14 @@ impl Device {
             ));
         }
         current::force_current(self.raw_context())?;
-        result::device::enable_peer_access(peer.id())?;
+        // Flags must be 0.
+        raw::aclrtDeviceEnablePeerAccess(peer.id(), 0)?;
         let back = current::force_current(peer.raw_context())
-            .and_then(|()| result::device::enable_peer_access(self.id()));
+            .and_then(|()| raw::aclrtDeviceEnablePeerAccess(self.id(), 0));
         if let Err(e) = back {
             crate::drop_errors::report(
                 current::force_current(self.raw_context())
-                    .and_then(|()| result::device::disable_peer_access(peer.id())),
+                    .and_then(|()| disable_towards(peer.id())),
             );
             return Err(e);
         }
@@ -40,6 +41,7 @@ impl Device {
             a: self.clone(),
             b: peer.clone(),
         };
+        live::add(self.id(), peer.id());
         // On failure `access` is dropped, which disables the access again (nothing leaks).
         current::force_current(self.raw_context())?;
         Ok(access)
@@ -101,6 +103,7 @@ impl PeerAccess {
     /// Disables the access again (`aclrtDeviceDisablePeerAccess` from each side), reporting
     /// failure.
     pub fn disable(self) -> Result<()> {
+        live::remove(self.a.id(), self.b.id());
         let me = std::mem::ManuallyDrop::new(self);
         // SAFETY: `me` is never used or dropped again, so each handle is moved out once.
         let (a, b) = unsafe { (std::ptr::read(&me.a), std::ptr::read(&me.b)) };
@@ -108,18 +111,64 @@ impl PeerAccess {
     }
 }
 
+/// `aclrtDeviceDisablePeerAccess` from the current device towards `peer`.
+fn disable_towards(peer: i32) -> Result<()> {
+    // SAFETY: a plain value; called when the access this crate enabled goes (the token, or
+    // the undoing of a half-enabled pair).
+    unsafe { raw::aclrtDeviceDisablePeerAccess(peer) }
+}
+
 fn disable(a: &Device, b: &Device) -> Result<()> {
-    let first = current::force_current(a.raw_context())
-        .and_then(|()| result::device::disable_peer_access(b.id()));
-    let second = current::force_current(b.raw_context())
-        .and_then(|()| result::device::disable_peer_access(a.id()));
+    let first = current::force_current(a.raw_context()).and_then(|()| disable_towards(b.id()));
+    let second = current::force_current(b.raw_context()).and_then(|()| disable_towards(a.id()));
     let back = current::force_current(a.raw_context());
     first.and(second).and(back)
 }
 
 impl Drop for PeerAccess {
     fn drop(&mut self) {
+        live::remove(self.a.id(), self.b.id());
         let (a, b) = (self.a.clone(), self.b.clone());
         deferred::release(move || disable(&a, &b));
+    }
+}
+
+/// Whether work on a stream of device `from` may use memory of device `memory`: the same
+/// device, or a live [`PeerAccess`] of the two. Scopes check it for every buffer of every task
+/// they enqueue.
+pub(crate) fn reachable(from: i32, memory: i32) -> bool {
+    from == memory || live::has(from, memory)
+}
+
+/// The pairs of devices a live [`PeerAccess`] holds (a pair once per token), taken off before
+/// the access is disabled.
+mod live {
+    use std::sync::Mutex;
+
+    static PAIRS: Mutex<Vec<(i32, i32)>> = Mutex::new(Vec::new());
+
+    fn key(a: i32, b: i32) -> (i32, i32) {
+        (a.min(b), a.max(b))
+    }
+
+    pub(super) fn add(a: i32, b: i32) {
+        PAIRS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(key(a, b));
+    }
+
+    pub(super) fn remove(a: i32, b: i32) {
+        let mut v = PAIRS.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(i) = v.iter().position(|&p| p == key(a, b)) {
+            v.swap_remove(i);
+        }
+    }
+
+    pub(super) fn has(a: i32, b: i32) -> bool {
+        PAIRS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(&key(a, b))
     }
 }

@@ -9,20 +9,66 @@
 
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::raw;
 use crate::raw_enum::raw_enum;
 use crate::release::{ReleaseError, ReleaseResult};
-use crate::result;
 use ascendcl_sys as sys;
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::thread::ThreadId;
 
 pub use ascendcl_sys::{BackendKind, Choice as BackendChoice, LoadError, LoadFailure};
 
-/// Number of live `Runtime` handles. `aclInit` runs at 0 → 1, `aclFinalize` at 1 → 0.
-static HANDLES: Mutex<usize> = Mutex::new(0);
+/// The live `Runtime` handles, and the thread running `aclInit` or `aclFinalize`, if any.
+/// `aclInit` runs at 0 → 1 handles, `aclFinalize` at 1 → 0. The lock is never held across
+/// either call: the init and finalize callbacks they run may ask for the count (or try to make
+/// a handle, which is refused on that thread rather than waiting for itself).
+struct Handles {
+    count: usize,
+    busy: Option<ThreadId>,
+}
 
-fn handles() -> std::sync::MutexGuard<'static, usize> {
+static HANDLES: Mutex<Handles> = Mutex::new(Handles {
+    count: 0,
+    busy: None,
+});
+/// Signalled when `aclInit` or `aclFinalize` has returned.
+static IDLE: Condvar = Condvar::new();
+
+fn handles() -> MutexGuard<'static, Handles> {
     HANDLES.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Waits until no thread is in `aclInit` or `aclFinalize`; an error on the thread that is (an
+/// init or finalize callback), which would wait for itself.
+fn settled(api: &'static str) -> Result<MutexGuard<'static, Handles>> {
+    let me = std::thread::current().id();
+    let mut g = handles();
+    while let Some(t) = g.busy {
+        if t == me {
+            return Err(Error::argument(
+                api,
+                "called from an init or finalize callback, while aclInit or aclFinalize runs on \
+                 this thread",
+            ));
+        }
+        g = IDLE.wait(g).unwrap_or_else(|p| p.into_inner());
+    }
+    Ok(g)
+}
+
+/// Runs `aclInit` or `aclFinalize` (`call`) with the lock released and this thread marked busy.
+fn transition<T>(
+    mut g: MutexGuard<'static, Handles>,
+    call: impl FnOnce() -> Result<T>,
+) -> (MutexGuard<'static, Handles>, Result<T>) {
+    g.busy = Some(std::thread::current().id());
+    drop(g);
+    let r = call();
+    let mut g = handles();
+    g.busy = None;
+    IDLE.notify_all();
+    (g, r)
 }
 
 /// A handle on the initialised runtime (`aclInit` … `aclFinalize`).
@@ -62,22 +108,26 @@ impl Runtime {
     /// asking for a different one later is [`LoadError::AlreadyChosen`].
     pub fn with_backend(choice: BackendChoice) -> Result<Runtime> {
         install_backend(choice)?;
-        let mut n = handles();
-        if *n == 0 {
-            match result::init::init() {
+        let mut g = settled("aclInit")?;
+        if g.count == 0 {
+            // SAFETY: a NULL configuration path means "no configuration".
+            let (back, r) = transition(g, || unsafe { raw::aclInit(std::ptr::null()) });
+            g = back;
+            match r {
                 Ok(()) => {}
                 // Someone else (raw FFI) initialised the runtime: share it.
                 Err(e) if e.code() == Some(sys::AclError::REPEAT_INITIALIZE) => {}
                 Err(e) => return Err(e),
             }
         }
-        *n += 1;
+        g.count += 1;
         Ok(Runtime { _private: () })
     }
 
     /// `aclrtGetDeviceCount`: how many devices the backend sees.
     pub fn device_count(&self) -> Result<u32> {
-        result::device::count()
+        // SAFETY: a valid out-pointer.
+        raw::out(|n| unsafe { raw::aclrtGetDeviceCount(n) })
     }
 
     /// Opens device `id` (`aclrtSetDevice`) and makes its default context current on the calling
@@ -105,12 +155,37 @@ impl Runtime {
     /// The SoC name (`aclrtGetSocName`, e.g. `Ascend910B2`); a NULL answer is an error carrying
     /// the thread's last error code and the runtime's message.
     pub fn soc_name(&self) -> Result<String> {
-        result::diag::soc_name()
+        let p = raw::aclrtGetSocName();
+        if p.is_null() {
+            if let Some(symbol) = sys::take_missing_symbol() {
+                return Err(Error::MissingSymbol {
+                    api: "aclrtGetSocName",
+                    symbol,
+                });
+            }
+            // The code of a NULL answer is the thread's last error (which this read clears);
+            // `ACL_ERROR_FAILURE` when none was set or the backend lacks the function.
+            let code = match raw::aclrtGetLastError(sys::ACL_RT_THREAD_LEVEL) {
+                sys::AclError::FEATURE_NOT_SUPPORT if sys::take_missing_symbol().is_some() => {
+                    sys::AclError::FAILURE
+                }
+                sys::AclError::SUCCESS => sys::AclError::FAILURE,
+                code => code,
+            };
+            return Err(crate::error::failure("aclrtGetSocName", code.code()));
+        }
+        // SAFETY: non-NULL, so a static NUL-terminated string owned by the runtime.
+        Ok(unsafe { std::ffi::CStr::from_ptr(p) }
+            .to_string_lossy()
+            .into_owned())
     }
 
     /// The ACL version (`aclrtGetVersion`).
     pub fn version(&self) -> Result<AclVersion> {
-        result::diag::version().map(|(major, minor, patch)| AclVersion {
+        let (mut major, mut minor, mut patch) = (0, 0, 0);
+        // SAFETY: three valid out-pointers to local integers.
+        unsafe { raw::aclrtGetVersion(&mut major, &mut minor, &mut patch) }?;
+        Ok(AclVersion {
             major,
             minor,
             patch,
@@ -130,7 +205,7 @@ impl Runtime {
     pub fn run_mode(&self) -> Result<RunMode> {
         let mut mode: sys::aclrtRunMode = 0;
         // SAFETY: a valid out-pointer.
-        unsafe { crate::raw::aclrtGetRunMode(&mut mode) }?;
+        unsafe { raw::aclrtGetRunMode(&mut mode) }?;
         RunMode::try_from(mode)
     }
 
@@ -140,14 +215,19 @@ impl Runtime {
     /// reset. When `aclFinalize` fails the runtime stays initialised and the handle comes back
     /// with the error ([`ReleaseError`]): retry, or drop it.
     pub fn finalize(self) -> ReleaseResult<(), Self> {
-        let mut n = handles();
-        if *n <= 1
-            && let Err(e) = result::init::finalize()
-        {
-            return Err(ReleaseError::new(e, self));
+        let mut g = match settled("aclFinalize") {
+            Ok(g) => g,
+            Err(e) => return Err(ReleaseError::new(e, self)),
+        };
+        if g.count <= 1 {
+            let (back, r) = transition(g, finalize_runtime);
+            g = back;
+            if let Err(e) = r {
+                return Err(ReleaseError::new(e, self));
+            }
         }
-        *n = n.saturating_sub(1);
-        drop(n);
+        g.count = g.count.saturating_sub(1);
+        drop(g);
         std::mem::forget(self);
         Ok(())
     }
@@ -168,15 +248,23 @@ impl Runtime {
 
     /// How many `Runtime` handles are alive in this process (each open device holds one).
     pub fn handle_count() -> usize {
-        *handles()
+        handles().count
     }
 }
 
+/// `aclFinalize`, called when the last handle goes.
+fn finalize_runtime() -> Result<()> {
+    // SAFETY: no arguments; called only when no safe handle is left.
+    unsafe { raw::aclFinalize() }
+}
+
 fn release() -> Result<()> {
-    let mut n = handles();
-    *n = n.saturating_sub(1);
-    if *n == 0 {
-        result::init::finalize()
+    // On the thread running aclInit or aclFinalize (a callback dropping a handle it held), the
+    // count goes down without a second transition.
+    let mut g = settled("aclFinalize").unwrap_or_else(|_| handles());
+    g.count = g.count.saturating_sub(1);
+    if g.count == 0 && g.busy.is_none() {
+        transition(g, finalize_runtime).1
     } else {
         Ok(())
     }
@@ -184,7 +272,7 @@ fn release() -> Result<()> {
 
 impl Clone for Runtime {
     fn clone(&self) -> Self {
-        *handles() += 1;
+        handles().count += 1;
         Runtime { _private: () }
     }
 }

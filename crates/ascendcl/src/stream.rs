@@ -14,11 +14,11 @@ use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::host_fn::{self, HostFnHandle};
+use crate::raw;
 use crate::raw_enum::raw_enum;
 use crate::release::{ReleaseError, ReleaseResult};
-use crate::result;
 use ascendcl_sys as sys;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -71,9 +71,15 @@ pub(crate) struct StreamShared {
     message: Mutex<Option<String>>,
     /// Host functions launched on the stream, possibly not run yet (pruned as they finish).
     pending: Mutex<Vec<Weak<host_fn::Payload>>>,
-    /// Open scopes in which the stream takes part in a hand-off ([`crate::Scope::hand_off`]):
-    /// its queue then orders another stream's work, so it may not be stopped or aborted.
-    pub(crate) hand_offs: std::sync::atomic::AtomicUsize,
+    /// Held while a host function is launched (the runtime call and the entry in `pending`)
+    /// and while the stream is aborted (the runtime call and the take of `pending`), so that the
+    /// functions an abort drops are exactly those the runtime discarded.
+    launching: Mutex<()>,
+    /// How many times [`Stream::abort`] was called (counted before the runtime discards the
+    /// work): a scope or submission that sees it move reports its work as discarded.
+    pub(crate) aborts: AtomicU64,
+    /// Held by [`Stream::stop`] until [`Stream::abort`]: nothing queued on it runs.
+    pub(crate) stopped: AtomicBool,
 }
 
 impl std::fmt::Debug for StreamShared {
@@ -93,6 +99,29 @@ impl StreamShared {
             v.retain(|w| w.strong_count() > 0);
         }
         v.push(p);
+    }
+
+    /// Holds off aborts of the stream while a host function is launched. On a runtime callback
+    /// thread it does not wait: an abort in progress may be waiting for that very callback, so
+    /// the launch is refused instead (the runtime forbids launching from callbacks anyway).
+    pub(crate) fn launching(&self) -> Result<std::sync::MutexGuard<'_, ()>> {
+        if !crate::deferred::in_callback() {
+            return Ok(self.launching.lock().unwrap_or_else(|p| p.into_inner()));
+        }
+        match self.launching.try_lock() {
+            Ok(g) => Ok(g),
+            Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => Err(Error::argument(
+                "aclrtLaunchHostFunc",
+                "the stream is being aborted, and a runtime callback must not wait for that \
+                 (nor launch work: the runtime forbids it)",
+            )),
+        }
+    }
+
+    /// Holds off launches of host functions while the stream is aborted.
+    pub(crate) fn aborting(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.launching.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn take_pending(&self) -> Vec<Weak<host_fn::Payload>> {
@@ -153,6 +182,17 @@ impl Owner {
             Owner::Context(c) => c.device(),
         }
     }
+
+    /// Upgradable while the context lives (see [`Context::liveness`]).
+    fn liveness(&self) -> std::sync::Weak<dyn std::any::Any + Send + Sync> {
+        match self {
+            Owner::Device(d) => {
+                let strong: Arc<dyn std::any::Any + Send + Sync> = d.inner.clone();
+                Arc::downgrade(&strong)
+            }
+            Owner::Context(c) => c.liveness(),
+        }
+    }
 }
 
 /// A stream (`aclrtCreateStreamWithConfig`; destroyed with `aclrtDestroyStream` when its last
@@ -194,7 +234,14 @@ struct StreamInner {
     ctx: sys::aclrtContext,
     owner: Owner,
     shared: Arc<StreamShared>,
+    /// Events of this stream's context that scopes record on it to order their other streams
+    /// after it ([`crate::Scope`]); each is idle when it is here (its records reached, its
+    /// waits done). Destroyed with the stream.
+    events: Mutex<Vec<sys::aclrtEvent>>,
 }
+
+/// At most this many idle events are kept per stream; more are destroyed.
+const POOLED_EVENTS: usize = 1024;
 
 // SAFETY: a stream handle is a plain value the runtime accepts from any thread (enqueues on one
 // stream are serialised by the runtime); every call makes the stream's context current first.
@@ -235,6 +282,7 @@ impl Stream {
                 ctx: owner.context(),
                 owner,
                 shared: Arc::default(),
+                events: Mutex::default(),
             }),
         }
     }
@@ -242,13 +290,16 @@ impl Stream {
     pub(crate) fn create(owner: Owner, flags: StreamFlags, priority: u32) -> Result<Stream> {
         let ctx = owner.context();
         current::ensure_current(ctx)?;
-        let raw = result::stream::create(priority, flags.bits())?;
+        // SAFETY: a valid out-pointer and plain values.
+        let raw =
+            raw::out(|s| unsafe { raw::aclrtCreateStreamWithConfig(s, priority, flags.bits()) })?;
         Ok(Stream {
             inner: Arc::new(StreamInner {
                 raw,
                 ctx,
                 owner,
                 shared: Arc::default(),
+                events: Mutex::default(),
             }),
         })
     }
@@ -278,6 +329,56 @@ impl Stream {
         &self.inner.shared
     }
 
+    /// An idle event of the stream's context, from the stream's pool or new
+    /// (`aclrtCreateEvent`), for a scope to record on this stream.
+    pub(crate) fn take_event(&self) -> Result<sys::aclrtEvent> {
+        let pooled = self
+            .inner
+            .events
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pop();
+        if let Some(e) = pooled {
+            return Ok(e);
+        }
+        self.make_current()?;
+        let mut e: sys::aclrtEvent = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the stream's context is current.
+        unsafe { crate::raw::aclrtCreateEvent(&mut e) }?;
+        Ok(e)
+    }
+
+    /// Gives idle events taken with [`Stream::take_event`] back to the pool (no runtime call,
+    /// so a runtime callback may do it); beyond the pool's size they are destroyed.
+    pub(crate) fn give_events(&self, events: impl IntoIterator<Item = sys::aclrtEvent>) {
+        let mut pool = self.inner.events.lock().unwrap_or_else(|p| p.into_inner());
+        let mut extra = Vec::new();
+        for e in events {
+            if pool.len() < POOLED_EVENTS {
+                pool.push(e);
+            } else {
+                extra.push(Raw(e));
+            }
+        }
+        drop(pool);
+        if extra.is_empty() {
+            return;
+        }
+        let (ctx, owner) = (Raw(self.inner.ctx), self.inner.owner.clone());
+        deferred::release(move || {
+            let _ = current::ensure_current(ctx.get());
+            let r = destroy_events(extra.iter().map(Raw::get));
+            drop(owner);
+            r
+        });
+    }
+
+    /// Whether the stream's context is in STOP failure mode as far as this crate knows
+    /// ([`Stream::set_failure_mode`] on any of its streams).
+    pub(crate) fn stop_mode(&self) -> bool {
+        stop_mode::is_set(self.inner.ctx)
+    }
+
     /// The number of other handles on this stream (0: this is the only one).
     pub(crate) fn other_handles(&self) -> usize {
         Arc::strong_count(&self.inner).saturating_sub(1)
@@ -293,18 +394,20 @@ impl Stream {
     /// Blocks until all work on the stream is done (`aclrtSynchronizeStream`). A host function
     /// launched on the stream that panicked is reported here as [`Error::HostFnPanicked`].
     pub fn synchronize(&self) -> Result<()> {
+        deferred::refuse_sync_on_callback("aclrtSynchronizeStream")?;
         self.make_current()?;
         // SAFETY: `raw` is live while `self` is.
-        unsafe { result::stream::synchronize(self.as_raw()) }?;
+        unsafe { raw::aclrtSynchronizeStream(self.as_raw()) }?;
         self.inner.shared.take_panic()
     }
 
     /// As [`Stream::synchronize`], giving up after `timeout` (`None`: wait forever) with
     /// `ACL_ERROR_RT_STREAM_SYNC_TIMEOUT` (`aclrtSynchronizeStreamWithTimeout`).
     pub fn synchronize_timeout(&self, timeout: Option<Duration>) -> Result<()> {
+        deferred::refuse_sync_on_callback("aclrtSynchronizeStreamWithTimeout")?;
         self.make_current()?;
         // SAFETY: `raw` is live while `self` is.
-        unsafe { result::stream::synchronize_timeout(self.as_raw(), timeout_ms(timeout)) }?;
+        unsafe { raw::aclrtSynchronizeStreamWithTimeout(self.as_raw(), timeout_ms(timeout)) }?;
         self.inner.shared.take_panic()
     }
 
@@ -312,7 +415,7 @@ impl Stream {
     pub fn query(&self) -> Result<StreamStatus> {
         self.make_current()?;
         // SAFETY: `raw` is live while `self` is.
-        let raw = unsafe { result::stream::query(self.as_raw()) }?;
+        let raw = raw::out(|st| unsafe { raw::aclrtStreamQuery(self.as_raw(), st) })?;
         StreamStatus::try_from(raw)
     }
 
@@ -325,7 +428,7 @@ impl Stream {
     pub fn priority(&self) -> Result<u32> {
         self.make_current()?;
         // SAFETY: `raw` is live while `self` is.
-        unsafe { result::stream::priority(self.as_raw()) }
+        raw::out(|p| unsafe { raw::aclrtStreamGetPriority(self.as_raw(), p) })
     }
 
     /// The flags the stream was created with (`aclrtStreamGetFlags`); bits this crate does not
@@ -333,7 +436,8 @@ impl Stream {
     pub fn flags(&self) -> Result<StreamFlags> {
         self.make_current()?;
         // SAFETY: `raw` is live while `self` is.
-        unsafe { result::stream::flags(self.as_raw()) }.map(StreamFlags::from_bits_retain)
+        raw::out(|f| unsafe { raw::aclrtStreamGetFlags(self.as_raw(), f) })
+            .map(StreamFlags::from_bits_retain)
     }
 
     /// Sets what the stream does after a failed task (`aclrtSetStreamFailureMode`; once per
@@ -341,15 +445,17 @@ impl Stream {
     pub fn set_failure_mode(&self, mode: FailureMode) -> Result<()> {
         self.make_current()?;
         // SAFETY: `raw` is live while `self` is.
-        unsafe { result::stream::set_failure_mode(self.as_raw(), mode.into()) }
+        unsafe { raw::aclrtSetStreamFailureMode(self.as_raw(), mode.into()) }?;
+        if mode == FailureMode::Stop {
+            stop_mode::set(self.inner.ctx, self.inner.owner.liveness());
+        }
+        Ok(())
     }
 
     /// Makes later work on this stream wait for `event` (recorded on any stream)
     /// (`aclrtStreamWaitEvent`).
     pub fn wait_event(&self, event: &Event) -> Result<()> {
-        self.make_current()?;
-        // SAFETY: both handles are live while borrowed.
-        unsafe { result::stream::wait_event(self.as_raw(), event.as_raw()) }
+        event.wait_on(self, None).map(drop)
     }
 
     /// As [`Stream::wait_event`], the waiting task failing after `timeout`
@@ -357,15 +463,7 @@ impl Stream {
     /// the stream's next synchronisation then reports `ACL_ERROR_RT_TASK_TIMEOUT`. In the
     /// default failure mode the stream goes on with its later work after a timed-out wait.
     pub fn wait_event_timeout(&self, event: &Event, timeout: Option<Duration>) -> Result<()> {
-        self.make_current()?;
-        // SAFETY: both handles are live while borrowed.
-        unsafe {
-            crate::raw::aclrtStreamWaitEventWithTimeout(
-                self.as_raw(),
-                event.as_raw(),
-                timeout_secs(timeout),
-            )
-        }
+        event.wait_on(self, Some(timeout_secs(timeout))).map(drop)
     }
 
     /// Records `event` on this stream (`aclrtRecordEvent`); same as [`Event::record`].
@@ -406,8 +504,23 @@ impl Stream {
     {
         self.make_current()?;
         let (d, s) = (dst.dest_region(), src.source_region());
+        // Memory of another device than the stream's needs peer access (a copy between two
+        // devices is refused below as well).
+        for r in [d.location(), s.location()] {
+            if let Some(m) = r.device()
+                && !crate::peer::reachable(self.device_id(), m)
+            {
+                return Err(Error::argument(
+                    "aclrtMemcpyAsync",
+                    format!(
+                        "the memory is on another device ({m}) than the stream's ({})",
+                        self.device_id()
+                    ),
+                ));
+            }
+        }
         // SAFETY: the caller keeps both regions alive and untouched until the work is done.
-        unsafe { crate::copy::copy_regions_async(d, s, self.as_raw()) }
+        unsafe { crate::copy::copy_regions_async(d, s, self.as_raw(), false) }
     }
 
     /// Releases this handle. When it was the last one, the stream is destroyed now, after its
@@ -452,9 +565,9 @@ impl Stream {
             // used again (cleared below).
             unsafe {
                 if force {
-                    result::stream::destroy_force(inner.raw)
+                    raw::aclrtDestroyStreamForce(inner.raw)
                 } else {
-                    result::stream::destroy(inner.raw)
+                    raw::aclrtDestroyStream(inner.raw)
                 }
             }
         });
@@ -476,18 +589,81 @@ impl Stream {
     }
 }
 
+/// Destroys idle pooled events (`aclrtDestroyEvent`), reporting the first failure.
+fn destroy_events(events: impl Iterator<Item = sys::aclrtEvent>) -> Result<()> {
+    let mut first = Ok(());
+    for e in events {
+        // SAFETY: a pooled event is idle and owned by the pool alone; destroyed once.
+        let r = unsafe { crate::raw::aclrtDestroyEvent(e) };
+        if first.is_ok() {
+            first = r;
+        } else {
+            crate::drop_errors::report(r);
+        }
+    }
+    first
+}
+
 impl Drop for StreamInner {
     fn drop(&mut self) {
-        if self.raw.is_null() {
+        let events: Vec<Raw<std::ffi::c_void>> =
+            std::mem::take(self.events.get_mut().unwrap_or_else(|p| p.into_inner()))
+                .into_iter()
+                .map(Raw)
+                .collect();
+        let raw = (!self.raw.is_null()).then_some(Raw(self.raw));
+        if raw.is_none() && events.is_empty() {
             return;
         }
-        let (raw, ctx, owner) = (Raw(self.raw), Raw(self.ctx), self.owner.clone());
+        let (ctx, owner) = (Raw(self.ctx), self.owner.clone());
         deferred::release(move || {
             let _ = current::ensure_current(ctx.get());
-            // SAFETY: the stream was owned by the last handle, which is gone; released once.
-            let r = unsafe { result::stream::destroy(raw.get()) };
+            let mut r = destroy_events(events.iter().map(Raw::get));
+            if let Some(stream) = raw {
+                // SAFETY: the stream was owned by the last handle, which is gone; released once.
+                let d = unsafe { raw::aclrtDestroyStream(stream.get()) };
+                r = r.and(d);
+            }
             drop(owner);
             r
         });
+    }
+}
+
+/// The contexts a stream of which was set to STOP failure mode through this crate: the runtime
+/// applies the mode to the whole context, and after a failure there it skips host functions,
+/// which submissions rely on ([`Stream::submit`]). Each entry holds a weak reference to the
+/// context's owner, so that a context destroyed (and another created at its address) is not
+/// taken for one in STOP mode.
+mod stop_mode {
+    use ascendcl_sys as sys;
+    use std::any::Any;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Mutex, Weak};
+
+    type Entry = (usize, Weak<dyn Any + Send + Sync>);
+
+    static ANY: AtomicBool = AtomicBool::new(false);
+    static CONTEXTS: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+
+    pub(super) fn set(ctx: sys::aclrtContext, alive: Weak<dyn Any + Send + Sync>) {
+        let mut v = CONTEXTS.lock().unwrap_or_else(|p| p.into_inner());
+        v.retain(|(_, w)| w.strong_count() > 0);
+        if !v
+            .iter()
+            .any(|(c, w)| *c == ctx as usize && w.ptr_eq(&alive))
+        {
+            v.push((ctx as usize, alive));
+        }
+        ANY.store(true, Ordering::Release);
+    }
+
+    pub(super) fn is_set(ctx: sys::aclrtContext) -> bool {
+        ANY.load(Ordering::Acquire)
+            && CONTEXTS
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .any(|(c, w)| *c == ctx as usize && w.strong_count() > 0)
     }
 }

@@ -31,54 +31,46 @@ impl Stream {
     /// not run, and a synchronisation reports the failure at once instead of waiting. Follow
     /// with [`Stream::abort`] to discard the held tasks and use the stream again.
     ///
-    /// A [`Stream::scope`] waits for its stream's work before it returns; while the stream is
-    /// stopped that work never completes, so a scope on it waits until another thread aborts
-    /// the stream. Stopping a stream from inside its own scope therefore never returns.
+    /// A [`Stream::scope`] waits for its streams' work before it returns; while a stream is
+    /// stopped that work never completes, so a scope on it waits until the stream is aborted
+    /// (from another thread), and then reports its work as discarded ([`Error::Aborted`]).
+    /// Opening a scope on a stopped stream, adding one to a scope ([`Scope::on`]) or submitting
+    /// work to one ([`Stream::submit`]) is refused with [`Error::Argument`] until it is
+    /// aborted. Stopping a stream from inside its own scope therefore never returns.
     ///
-    /// Refused ([`Error::Argument`]) while the stream takes part in a hand-off of an open scope
-    /// ([`Scope::hand_off`](crate::Scope::hand_off)): its queue holds a wait that orders the
-    /// other stream's work on the scope's memory.
+    /// [`Scope::on`]: crate::Scope::on
     pub fn stop(&self) -> Result<()> {
-        self.refuse_if_handing_off("aclrtStreamStop")?;
         self.make_current()?;
         // SAFETY: the stream is live while `self` is.
-        unsafe { raw::aclrtStreamStop(self.as_raw()) }
+        unsafe { raw::aclrtStreamStop(self.as_raw()) }?;
+        self.shared().stopped.store(true, Ordering::Release);
+        Ok(())
     }
 
     /// Discards the tasks queued on the stream that have not started (`aclrtStreamAbort`); the
     /// stream is usable again afterwards. Host functions discarded this way are dropped without
     /// running, and their [`HostFnHandle`](crate::HostFnHandle)s report
-    /// [`Error::HostFnDiscarded`]. Discarded copies never touch their buffers, so a
-    /// [`Stream::scope`] on the stream stays sound: it returns once nothing is left to run.
-    ///
-    /// Refused ([`Error::Argument`]) while the stream takes part in a hand-off of an open scope
-    /// ([`Scope::hand_off`](crate::Scope::hand_off)): discarding the wait that orders the other
-    /// stream's work would let the two streams use the scope's memory at the same time.
+    /// [`Error::HostFnDiscarded`]; host functions launched by other threads meanwhile are
+    /// either discarded with the rest or run, never dropped while the runtime keeps them.
+    /// Discarded work never touches its buffers, so a scope on the stream stays sound: it
+    /// returns once nothing is left to run, with [`Error::Aborted`] (its work did not all run),
+    /// and a [`Submission`](crate::Submission) on it completes with the same error, giving its
+    /// buffers back.
     pub fn abort(&self) -> Result<()> {
-        self.refuse_if_handing_off("aclrtStreamAbort")?;
-        self.abort_marked()
-    }
-
-    /// [`Stream::abort`] without the hand-off check: for the hand-off itself, after it has
-    /// waited on the host for the other stream.
-    pub(crate) fn abort_marked(&self) -> Result<()> {
         self.make_current()?;
-        // SAFETY: the stream is live while `self` is.
-        unsafe { raw::aclrtStreamAbort(self.as_raw()) }?;
-        host_fn::discard_pending(self.shared().take_pending());
+        let shared = self.shared();
+        let pending = {
+            let _aborting = shared.aborting();
+            // Counted before the runtime discards anything: a scope that ends after the discard
+            // sees the count moved.
+            shared.aborts.fetch_add(1, Ordering::AcqRel);
+            // SAFETY: the stream is live while `self` is.
+            unsafe { raw::aclrtStreamAbort(self.as_raw()) }?;
+            shared.stopped.store(false, Ordering::Release);
+            shared.take_pending()
+        };
+        host_fn::discard_pending(pending);
         Ok(())
-    }
-
-    fn refuse_if_handing_off(&self, api: &'static str) -> Result<()> {
-        if self.shared().hand_offs.load(Ordering::Acquire) == 0 {
-            return Ok(());
-        }
-        Err(Error::argument(
-            api,
-            "the stream takes part in a hand-off of an open scope (Scope::hand_off): stopping or \
-             aborting it would break the order of the two streams' work; it is allowed again \
-             once the scope has ended",
-        ))
     }
 
     fn attribute(&self, attr: sys::aclrtStreamAttr) -> Result<sys::aclrtStreamAttrValue> {

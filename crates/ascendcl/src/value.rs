@@ -60,11 +60,13 @@ impl<'scope> Scope<'scope, '_> {
         mut dst: D,
         value: u64,
     ) -> Result<()> {
-        let p = word_address("aclrtValueWrite", dst.region())?;
-        self.stream().make_current()?;
-        // SAFETY: the word is device memory borrowed for 'scope, and the scope waits for the
-        // stream before 'scope ends; flag 0 is the only defined one.
-        unsafe { raw::aclrtValueWrite(p, value, 0, self.as_raw()) }
+        let r = dst.region();
+        let p = word_address("aclrtValueWrite", r)?;
+        self.enqueue_as("aclrtValueWrite", &[r.write()], |st| {
+            // SAFETY: the word is device memory borrowed for 'scope, and the scope waits for
+            // the stream before 'scope ends; flag 0 is the only defined one.
+            unsafe { raw::aclrtValueWrite(p, value, 0, st.as_raw()) }
+        })
     }
 
     /// Makes the stream wait, when it reaches this point, until the word in device memory
@@ -76,11 +78,13 @@ impl<'scope> Scope<'scope, '_> {
         value: u64,
         compare: ValueCompare,
     ) -> Result<()> {
-        let p = word_address("aclrtValueWait", src.region())?;
-        self.stream().make_current()?;
-        // SAFETY: the word is device memory borrowed for 'scope (read only), and the scope
-        // waits for the stream before 'scope ends.
-        unsafe { raw::aclrtValueWait(p, value, compare.into(), self.as_raw()) }
+        let r = src.region();
+        let p = word_address("aclrtValueWait", r)?;
+        self.enqueue_as("aclrtValueWait", &[r.read()], |st| {
+            // SAFETY: the word is device memory borrowed for 'scope (read only), and the scope
+            // waits for the stream before 'scope ends.
+            unsafe { raw::aclrtValueWait(p, value, compare.into(), st.as_raw()) }
+        })
     }
 
     /// [`Scope::write_value`] on a [`DeviceWord`], which other scopes may use at the same time.

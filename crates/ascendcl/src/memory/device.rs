@@ -9,8 +9,8 @@ use crate::current;
 use crate::deferred::{self, Raw};
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::raw;
 use crate::release::{ReleaseError, ReleaseResult};
-use crate::result;
 use ascendcl_sys as sys;
 use std::ptr::NonNull;
 
@@ -314,7 +314,7 @@ fn release<T>(ptr: *mut T, bytes: usize, ctx: sys::aclrtContext) -> Result<()> {
     current::ensure_current(ctx)?;
     // SAFETY: the pointer came from an aclrtMalloc function and is freed once (by `free` or
     // `drop`).
-    unsafe { result::memory::free(ptr.cast()) }
+    unsafe { raw::aclrtFree(ptr.cast()) }
 }
 
 device_views!(DeviceBuffer, "buffer");

@@ -7,8 +7,8 @@ use crate::current;
 use crate::deferred::{self, Raw};
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::raw;
 use crate::release::{ReleaseError, ReleaseResult};
-use crate::result;
 use ascendcl_sys as sys;
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
@@ -100,8 +100,13 @@ impl<T: DeviceRepr> HostBuffer<T> {
         }
         device.ensure_current()?;
         let p = match attrs {
-            None => result::memory::malloc_host(bytes)?,
-            Some(a) => result::memory::malloc_host_with_cfg(bytes, &mut a.raw())?,
+            // SAFETY: a valid out-pointer.
+            None => raw::out(|p| unsafe { raw::aclrtMallocHost(p, bytes) })?,
+            // `usize` always fits the runtime's `uint64_t` size.
+            Some(a) => a.with_config(|cfg| {
+                // SAFETY: a valid out-pointer; NULL or a configuration that lives for the call.
+                raw::out(|p| unsafe { raw::aclrtMallocHostWithCfg(p, bytes as u64, cfg) })
+            })?,
         };
         let buf = buf(NonNull::new(p.cast::<T>())
             .ok_or_else(|| Error::argument(api, "the runtime returned a NULL pointer"))?);
@@ -169,7 +174,7 @@ fn release<T>(ptr: *mut T, bytes: usize, ctx: sys::aclrtContext) -> Result<()> {
     }
     current::ensure_current(ctx)?;
     // SAFETY: the pointer came from aclrtMallocHost and is freed once.
-    unsafe { result::memory::free_host(ptr.cast()) }
+    unsafe { raw::aclrtFreeHost(ptr.cast()) }
 }
 
 impl<T: DeviceRepr> Deref for HostBuffer<T> {

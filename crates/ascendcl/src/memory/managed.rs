@@ -451,11 +451,13 @@ impl<'scope> crate::scope::Scope<'scope, '_> {
     /// [`MANAGED_PAGE`]s. The runtime refuses memory that is not managed. The memory stays
     /// borrowed until the scope ends.
     pub fn prefetch<S: AsyncSource<'scope>>(&self, mem: S, to: ManagedLocation) -> Result<()> {
-        let (ptr, bytes) = pages(&mem.region());
-        self.stream().make_current()?;
-        // SAFETY: the pages of memory borrowed for 'scope (a prefetch moves pages, never their
-        // contents); the scope waits for the stream before 'scope ends.
-        unsafe { raw::aclrtMemManagedPrefetchAsync(ptr, bytes, to.to_raw(), 0, self.as_raw()) }
+        let r = mem.region();
+        let (ptr, bytes) = pages(&r);
+        self.enqueue_as("aclrtMemManagedPrefetchAsync", &[r.write()], |st| {
+            // SAFETY: the pages of memory borrowed for 'scope (a prefetch moves pages, never
+            // their contents); the scope waits for the stream before 'scope ends.
+            unsafe { raw::aclrtMemManagedPrefetchAsync(ptr, bytes, to.to_raw(), 0, st.as_raw()) }
+        })
     }
 
     /// Enqueues prefetching several managed regions, each to its location, as one batch
@@ -469,8 +471,11 @@ impl<'scope> crate::scope::Scope<'scope, '_> {
         let (mut ptrs, mut sizes, mut locs, mut idx) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut last: Option<ManagedLocation> = None;
+        let mut accesses = Vec::new();
         for (i, (mem, to)) in batch.into_iter().enumerate() {
-            let (p, n) = pages(&mem.region());
+            let r = mem.region();
+            accesses.push(r.write());
+            let (p, n) = pages(&r);
             ptrs.push(p);
             sizes.push(n);
             if last != Some(to) {
@@ -482,20 +487,21 @@ impl<'scope> crate::scope::Scope<'scope, '_> {
         if ptrs.is_empty() {
             return Ok(());
         }
-        self.stream().make_current()?;
-        // SAFETY: every range is the pages of memory borrowed for 'scope; the arrays have the
-        // lengths passed; the scope waits for the stream before 'scope ends.
-        unsafe {
-            raw::aclrtMemManagedPrefetchBatchAsync(
-                ptrs.as_mut_ptr(),
-                sizes.as_mut_ptr(),
-                ptrs.len(),
-                locs.as_mut_ptr(),
-                idx.as_mut_ptr(),
-                locs.len(),
-                0,
-                self.as_raw(),
-            )
-        }
+        self.enqueue_as("aclrtMemManagedPrefetchBatchAsync", &accesses, |st| {
+            // SAFETY: every range is the pages of memory borrowed for 'scope; the arrays have
+            // the lengths passed; the scope waits for the stream before 'scope ends.
+            unsafe {
+                raw::aclrtMemManagedPrefetchBatchAsync(
+                    ptrs.as_mut_ptr(),
+                    sizes.as_mut_ptr(),
+                    ptrs.len(),
+                    locs.as_mut_ptr(),
+                    idx.as_mut_ptr(),
+                    locs.len(),
+                    0,
+                    st.as_raw(),
+                )
+            }
+        })
     }
 }

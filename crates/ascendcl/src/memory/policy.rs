@@ -3,8 +3,8 @@
 //! allocation function) and [`MallocAttrs`] (the attributes of the `...WithCfg` functions).
 
 use crate::error::{Error, Result};
+use crate::raw;
 use crate::raw_enum::raw_enum;
-use crate::result;
 use ascendcl_sys as sys;
 
 raw_enum! {
@@ -132,15 +132,24 @@ impl DeviceAlloc {
 
     pub(crate) fn call(self, bytes: usize, policy: u32) -> Result<*mut std::ffi::c_void> {
         match self {
-            DeviceAlloc::Malloc => result::memory::malloc(bytes, policy),
-            DeviceAlloc::Align32 => result::memory::malloc_align32(bytes, policy),
-            DeviceAlloc::Cached => result::memory::malloc_cached(bytes, policy),
-            DeviceAlloc::WithConfig(a) => {
-                result::memory::malloc_with_cfg(bytes, policy, &mut a.raw())
+            // SAFETY: a valid out-pointer; the runtime validates the size and the policy.
+            DeviceAlloc::Malloc => raw::out(|p| unsafe { raw::aclrtMalloc(p, bytes, policy) }),
+            DeviceAlloc::Align32 => {
+                // SAFETY: as above.
+                raw::out(|p| unsafe { raw::aclrtMallocAlign32(p, bytes, policy) })
             }
-            DeviceAlloc::TaskScheduler(a) => {
-                result::memory::malloc_for_task_scheduler(bytes, policy, &mut a.raw())
+            DeviceAlloc::Cached => {
+                // SAFETY: as above.
+                raw::out(|p| unsafe { raw::aclrtMallocCached(p, bytes, policy) })
             }
+            DeviceAlloc::WithConfig(a) => a.with_config(|cfg| {
+                // SAFETY: as above; NULL or a configuration that lives for the call.
+                raw::out(|p| unsafe { raw::aclrtMallocWithCfg(p, bytes, policy, cfg) })
+            }),
+            DeviceAlloc::TaskScheduler(a) => a.with_config(|cfg| {
+                // SAFETY: as above; NULL or a configuration that lives for the call.
+                raw::out(|p| unsafe { raw::aclrtMallocForTaskScheduler(p, bytes, policy, cfg) })
+            }),
         }
     }
 }
@@ -181,8 +190,19 @@ impl MallocAttrs {
         }
     }
 
+    /// Calls `f` with the configuration of the `...WithCfg` functions: NULL when there are no
+    /// attributes, else a struct pointing at them that lives for the call.
+    pub(crate) fn with_config<R>(self, f: impl FnOnce(*mut sys::aclrtMallocConfig) -> R) -> R {
+        let mut attrs = self.raw();
+        let mut cfg = (!attrs.is_empty()).then_some(sys::aclrtMallocConfig {
+            attrs: attrs.as_mut_ptr(),
+            numAttrs: attrs.len(),
+        });
+        f(cfg.as_mut().map_or(std::ptr::null_mut(), |c| c as *mut _))
+    }
+
     /// The C attribute list (empty: the configuration is passed as NULL).
-    pub(crate) fn raw(self) -> Vec<sys::aclrtMallocAttribute> {
+    fn raw(self) -> Vec<sys::aclrtMallocAttribute> {
         self.module_id
             .map(|id| {
                 let mut value = sys::aclrtMallocAttrValue { rsv: [0; 8] };

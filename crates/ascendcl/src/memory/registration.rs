@@ -8,9 +8,9 @@ use crate::current;
 use crate::deferred::{self, Raw};
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::raw;
 use crate::raw_enum::raw_enum;
 use crate::release::{ReleaseError, ReleaseResult};
-use crate::result;
 use ascendcl_sys as sys;
 use std::ffi::c_void;
 use std::ops::{Deref, DerefMut};
@@ -71,8 +71,9 @@ impl<T: DeviceRepr> HostRegistration<T> {
         let bytes = check(&mem)?;
         device.ensure_current()?;
         // SAFETY: `mem` is owned by the registration (never reallocated) until unregistered.
-        let dev =
-            unsafe { result::memory::host_register(mem.as_mut_ptr().cast(), bytes, ty.into()) }?;
+        let dev = raw::out(|dev| unsafe {
+            raw::aclrtHostRegister(mem.as_mut_ptr().cast(), bytes, ty.into(), dev)
+        })?;
         Ok(HostRegistration {
             mem,
             device_ptr: dev.cast(),
@@ -94,14 +95,14 @@ impl<T: DeviceRepr> HostRegistration<T> {
         device.ensure_current()?;
         let p: *mut c_void = mem.as_mut_ptr().cast();
         // SAFETY: `mem` is owned by the registration (never reallocated) until unregistered.
-        unsafe { result::memory::host_register_v2(p, bytes, flags.bits()) }?;
+        unsafe { raw::aclrtHostRegisterV2(p, bytes, flags.bits()) }?;
         let device_ptr = if flags.contains(HostRegisterFlags::MAPPED) {
             // SAFETY: `p` was just registered.
-            match unsafe { result::memory::host_device_pointer(p) } {
+            match raw::out(|d| unsafe { raw::aclrtHostGetDevicePointer(p, d, 0) }) {
                 Ok(d) => d.cast(),
                 Err(e) => {
                     // SAFETY: `p` was just registered, unregistered once here.
-                    crate::drop_errors::report(unsafe { result::memory::host_unregister(p) });
+                    crate::drop_errors::report(unsafe { raw::aclrtHostUnregister(p) });
                     return Err(e);
                 }
             }
@@ -201,7 +202,7 @@ fn check<T>(mem: &[T]) -> Result<u64> {
 fn release(p: *mut c_void, ctx: sys::aclrtContext) -> Result<()> {
     current::ensure_current(ctx)?;
     // SAFETY: `p` is registered by the caller's registration, unregistered once.
-    unsafe { result::memory::host_unregister(p) }
+    unsafe { raw::aclrtHostUnregister(p) }
 }
 
 impl<T: DeviceRepr> Deref for HostRegistration<T> {

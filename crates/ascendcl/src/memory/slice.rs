@@ -4,7 +4,7 @@
 use super::repr::DeviceRepr;
 use crate::copy::{self, CopySource, RawRegion};
 use crate::error::{Error, Result};
-use crate::result;
+use crate::raw;
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
 
@@ -160,7 +160,7 @@ impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
         crate::current::ensure_known(self.region.context())?;
         // SAFETY: the view is exclusive device memory of `bytes` bytes, whose device's context
         // is alive while the buffer is borrowed.
-        unsafe { result::memory::memset(self.region.ptr().cast(), bytes, value, bytes) }
+        unsafe { raw::aclrtMemset(self.region.ptr().cast(), bytes, i32::from(value), bytes) }
     }
     #[inline]
     pub(super) fn region(&self) -> RawRegion<T> {

@@ -57,7 +57,7 @@ impl Target<'_> {
         // SAFETY: both regions belong to buffers the model owns and keeps in place for as long
         // as its instance exists; executions borrow the model exclusively until they have
         // ended, and the stream records (does not run) the copy.
-        unsafe { copy::copy_regions_async(d, s, self.stream.as_raw()) }
+        unsafe { copy::copy_regions_async(d, s, self.stream.as_raw(), false) }
     }
 
     /// `aclrtMemsetAsync` of a device buffer of the model.
@@ -164,6 +164,9 @@ impl Target<'_> {
         event: &Event,
         call: impl FnOnce(ascendcl_sys::aclrtEvent, ascendcl_sys::aclrtStream) -> Result<()>,
     ) -> Result<()> {
+        // The model's tasks record and reset the event at every execution, outside the calls a
+        // scope can see: no scope takes a wait for it as an order any more.
+        event.distrust();
         self.stream.make_current()?;
         call(event.as_raw(), self.stream.as_raw())?;
         self.kept.borrow_mut().events.push(event.clone());

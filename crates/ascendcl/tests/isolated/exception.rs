@@ -94,3 +94,34 @@ fn the_recent_message_is_read_once() {
     // The last error is still there, and reading the message did not clear it.
     assert_eq!(ascendcl::last_error(), e.code());
 }
+
+#[test]
+fn an_exception_closure_that_synchronises_gets_an_error_not_a_hang() {
+    // The closure runs on the failing stream's worker: synchronising that stream there waited
+    // for the worker itself.
+    let _x = exclusive();
+    let r = rt();
+    let d = r.device(0).unwrap();
+    let s = d.create_stream().unwrap();
+    let got: Arc<Mutex<Vec<String>>> = Arc::default();
+    let (log, stream) = (got.clone(), s.clone());
+    let cb = ExceptionCallback::register(move |_| {
+        let e = stream.synchronize().unwrap_err();
+        log.lock().unwrap().push(e.to_string());
+    })
+    .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let n = Notify::new(&d).unwrap();
+        let failed = s.scope(|sc| sc.wait_notify(&n, Some(Duration::from_secs(1))));
+        let _ = tx.send(failed.is_err());
+    });
+    let failed = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the scope returns");
+    assert!(failed);
+    cb.unregister().unwrap();
+    let got = got.lock().unwrap().clone();
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(got[0].contains("callback thread"), "{got:?}");
+}

@@ -143,3 +143,56 @@ fn lifecycle_callbacks() {
     drop((other, fin));
     assert!(ascendcl::take_drop_errors().is_empty());
 }
+
+#[test]
+fn callbacks_that_ask_for_the_runtime_do_not_hang() {
+    // A lock was held across aclInit and aclFinalize, and the callbacks they run asking for
+    // the handle count (or a handle) waited for it for ever.
+    let _x = exclusive();
+    ascendcl::install_backend(BackendChoice::from_env().unwrap()).unwrap();
+    if !needs_emulator(
+        "callbacks_that_ask_for_the_runtime_do_not_hang",
+        "repeated aclInit and aclFinalize",
+    ) {
+        return;
+    }
+    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    let (s1, s2) = (seen.clone(), seen.clone());
+    let init = InitCallback::register(CallbackKind::Other, move |_| {
+        let again = Runtime::new().map(drop);
+        s1.lock().unwrap().push(format!(
+            "init: {} handle(s), a new one {}",
+            Runtime::handle_count(),
+            if again.is_err() { "refused" } else { "made" }
+        ));
+        Ok(())
+    })
+    .unwrap();
+    let fin = FinalizeCallback::register(CallbackKind::Other, move || {
+        let again = Runtime::new().map(drop);
+        s2.lock().unwrap().push(format!(
+            "finalize: {} handle(s), a new one {}",
+            Runtime::handle_count(),
+            if again.is_err() { "refused" } else { "made" }
+        ));
+        Ok(())
+    })
+    .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let r = Runtime::new().and_then(|rt| rt.finalize().map_err(|e| e.into_error()));
+        let _ = tx.send(r);
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("aclInit and aclFinalize return")
+        .unwrap();
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "init: 0 handle(s), a new one refused",
+            "finalize: 1 handle(s), a new one refused"
+        ]
+    );
+    init.unregister().unwrap();
+    fin.unregister().unwrap();
+}

@@ -10,11 +10,11 @@
 mod common;
 
 mod exception;
-mod handoff_faults;
 mod host_fn_subscription;
 mod lifecycle_callbacks;
 mod scenarios;
 mod stream_state;
+mod tracking_faults;
 
 use std::sync::{Mutex, MutexGuard};
 

@@ -29,6 +29,8 @@ mod sharing;
 mod stream_control;
 mod stream_ordering;
 mod streams;
+mod submissions;
+mod tracking;
 mod value_notify;
 mod vmm;
 mod wrappers;

@@ -205,3 +205,38 @@ fn buffers_are_send_and_sync() {
     both::<ManagedBuffer<f32>>();
     both::<ascendcl::ManagedView<'static, f32>>();
 }
+
+#[test]
+fn a_managed_buffer_reaches_a_scope_only_through_its_view() {
+    // `ManagedBuffer` derefs to a slice for the host; as the source of an asynchronous copy
+    // that slice would reach the device while the host may still read the buffer.
+    let r = rt();
+    let d = device(&r);
+    let s = d.create_stream().unwrap();
+    let Some(mut m) = managed(
+        &d,
+        &[5u32; 4],
+        "a_managed_buffer_reaches_a_scope_only_through_its_view",
+    ) else {
+        return;
+    };
+    let mut dev = d.alloc_zeros::<u32>(4).unwrap();
+    s.scope(|sc| {
+        let e = assert_argument(sc.copy(&mut dev, &m[..]));
+        assert!(e.to_string().contains("ManagedView"), "{e}");
+        Ok(())
+    })
+    .unwrap();
+    s.scope(|sc| {
+        assert_argument(sc.copy(&mut m[..], &dev));
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(dev.copy_to_vec().unwrap(), [0; 4]);
+    // Through the view it works.
+    {
+        let v = m.on_device();
+        s.scope(|sc| sc.copy(&mut dev, &v)).unwrap();
+    }
+    assert_eq!(dev.copy_to_vec().unwrap(), [5; 4]);
+}

@@ -62,7 +62,8 @@ fn stop_holds_the_queue_and_abort_discards_it() {
     .wait()
     .unwrap();
     assert_eq!(ran.load(Ordering::SeqCst), 1);
-    // A scope on an aborted stream returns, and its copy never touched the buffer.
+    // A scope on an aborted stream returns, and its copy never touched the buffer; the scope
+    // says its work was discarded (it used to report success for the copy that never ran).
     // Pinned memory: a copy into it is asynchronous (one into pageable memory is not).
     let mut host = HostBuffer::from_slice(&d, &[7u32; 16]).unwrap();
     let dev = d.clone_htod(&[1u32; 16]).unwrap();
@@ -72,7 +73,7 @@ fn stop_holds_the_queue_and_abort_discards_it() {
         sc.copy(&mut host, &dev)?;
         s.abort()
     });
-    r.unwrap();
+    assert!(matches!(r, Err(Error::Aborted { .. })), "{r:?}");
     assert_eq!(host[..], [7; 16], "the aborted copy did not run");
     s.destroy().unwrap();
 }
@@ -129,6 +130,49 @@ fn attributes_are_typed() {
     assert_eq!(s.user_tag().unwrap(), 0);
     s.set_user_tag(0xabc).unwrap();
     assert_eq!(s.user_tag().unwrap(), 0xabc);
+    // STOP applies to the whole context (and refuses submissions there): one of its own, as
+    // tests run in parallel.
+    let ctx = d.create_context().unwrap();
+    let s = ctx.create_stream().unwrap();
     s.set_failure_mode(FailureMode::Stop).unwrap();
     assert_eq!(s.failure_mode().unwrap(), FailureMode::Stop);
+}
+
+#[test]
+fn a_host_function_launched_during_an_abort_is_never_dropped_while_the_runtime_keeps_it() {
+    // An abort waits for the running task; a host function another thread launched meanwhile
+    // was queued after the runtime's discard, yet the crate took it from the pending list and
+    // dropped it as discarded: it never ran, though the runtime ran its task.
+    let r = rt();
+    let d = failure_device(&r);
+    let s = d.create_stream().unwrap();
+    let (open, hold) = std::sync::mpsc::channel::<()>();
+    let started = Arc::new(AtomicUsize::new(0));
+    let st = started.clone();
+    s.launch_host_fn(move || {
+        st.fetch_add(1, Ordering::SeqCst);
+        let _ = hold.recv();
+    })
+    .unwrap();
+    while started.load(Ordering::SeqCst) == 0 {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let ran = Arc::new(AtomicUsize::new(0));
+    let handle = std::thread::scope(|t| {
+        let aborting = t.spawn(|| s.abort());
+        std::thread::sleep(Duration::from_millis(30)); // the abort waits for the running task
+        let ran = ran.clone();
+        let launching = t.spawn(|| {
+            s.launch_host_fn(move || {
+                ran.fetch_add(1, Ordering::SeqCst);
+            })
+        });
+        std::thread::sleep(Duration::from_millis(30));
+        open.send(()).unwrap();
+        aborting.join().unwrap().unwrap();
+        launching.join().unwrap().unwrap()
+    });
+    // Launched after the abort (it waited for it): it runs.
+    handle.wait().unwrap();
+    assert_eq!(ran.load(Ordering::SeqCst), 1);
 }

@@ -23,6 +23,11 @@ fn stream_lifecycle() {
     s.synchronize_timeout(None).unwrap();
     assert_eq!(s.query().unwrap(), StreamStatus::Complete);
     assert!(s.is_complete().unwrap());
+    s.destroy().unwrap();
+    // STOP applies to the whole context (and refuses submissions there): one of its own, as
+    // tests run in parallel.
+    let ctx = d.create_context().unwrap();
+    let s = ctx.create_stream().unwrap();
     s.set_failure_mode(FailureMode::Stop).unwrap();
     s.destroy().unwrap();
     let f = d
