@@ -1,16 +1,21 @@
 //! Communicators: their identity (rank, size, name, device), the registry of live ones (names
-//! unique per device, one rank-table communicator per device), and the order in which each
-//! rank's operations run: every operation takes a ticket when it is issued, and runs only after
-//! the operations issued before it on the same communicator, whatever stream it is on.
+//! unique per device, one rank-table communicator per device), the order in which each rank's
+//! operations run (every operation takes a ticket when it is issued, and runs only after the
+//! operations issued before it on the same communicator, whatever stream it is on), and how an
+//! operation runs on the rank's connections and fails.
 
+use crate::algo::{self, Pref};
 use crate::error::*;
-use crate::link::{Link, MeetError, Meeting};
+use crate::fabric::{Fabric, Setup};
+use crate::ops::Op;
+use crate::rendezvous::member::Join;
 use crate::sync::lock;
+use crate::transport::{Shared, Stop};
 use crate::wire::Key;
 use ascendcl_emu::extension::AclFailure;
 use hccl_sys::*;
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
@@ -19,6 +24,23 @@ use std::time::{Duration, Instant};
 pub(crate) enum Origin {
     RootInfo,
     ClusterInfo,
+}
+
+/// A rank-table communicator before its first operation: joined, not linked up.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    pub setup: Setup,
+    pub join: Join,
+}
+
+/// A rank's connections, as far as they got.
+#[derive(Debug)]
+pub(crate) enum Net {
+    Pending(Box<Pending>),
+    Ready(Box<Fabric>),
+    /// Linking up failed: every operation fails with this.
+    Failed(AclFailure),
+    Closed,
 }
 
 /// A communicator (one rank of it).
@@ -33,12 +55,14 @@ pub(crate) struct Comm {
     pub exec_timeout: Option<Duration>,
     /// How long the first operation of a rank-table communicator waits for every rank to join.
     pub connect_timeout: Duration,
-    link: Mutex<Link>,
+    /// `HCCL_ALGO` (or the configuration's `hcclAlgo`).
+    pub pref: Pref,
+    net: Mutex<Net>,
+    shared: Arc<Shared>,
     order: Mutex<Order>,
     turn: Mutex<u64>,
     turn_cv: Condvar,
     inflight: AtomicUsize,
-    async_error: AtomicU32,
     pub suspended: AtomicBool,
     /// `HCCL_DETERMINISTIC` for this communicator (the emulator is always deterministic; the
     /// value is kept for `HcclGetCommConfig`).
@@ -72,8 +96,8 @@ pub(crate) struct Ticket {
 }
 
 impl Ticket {
-    /// Waits for this operation's turn, runs the meetings on the link, and finishes.
-    pub fn run(mut self, meetings: Vec<Meeting<'_>>) -> Result<(), AclFailure> {
+    /// Waits for this operation's turn, runs it on the rank's connections, and finishes.
+    pub fn run(mut self, op: &Op) -> Result<(), AclFailure> {
         let comm = Arc::clone(&self.comm);
         {
             let mut t = lock(&comm.turn);
@@ -81,7 +105,8 @@ impl Ticket {
                 t = comm.turn_cv.wait(t).unwrap_or_else(|e| e.into_inner());
             }
         }
-        let r = comm.meet(meetings);
+        let keys = std::mem::take(&mut self.keys);
+        let r = comm.execute(op, &keys);
         self.finish();
         r
     }
@@ -153,51 +178,172 @@ impl Comm {
         }
     }
 
-    fn meet(&self, meetings: Vec<Meeting<'_>>) -> Result<(), AclFailure> {
-        let mut link = lock(&self.link);
-        if self.origin == Origin::ClusterInfo
-            && let Err(f) = link.await_welcome(Instant::now() + self.connect_timeout)
-        {
-            self.set_async_error(f.code);
-            return Err(AclFailure::new(
-                stream_code::TIMEOUT,
-                format!(
-                    "rank {} of the rank-table communicator {:?} could not link up with the \
-                     others: {} ({})",
-                    self.rank,
-                    self.name,
-                    f.msg,
-                    code_name(f.code)
-                ),
-            ));
+    /// Runs `op` on this rank: links up first if the communicator is a rank table's that has
+    /// not yet; a failure breaks the communicator and, unless the cause is another rank's,
+    /// fails the other ranks' operations too.
+    fn execute(&self, op: &Op, keys: &[Key]) -> Result<(), AclFailure> {
+        // This rank's own buffers first: a bad one fails this rank's stream and it never
+        // arrives (the others wait, as on hardware).
+        op.check_buffers(self.rank, self.n)?;
+        let mut net = lock(&self.net);
+        if matches!(&*net, Net::Pending(_)) {
+            let Net::Pending(p) = std::mem::replace(&mut *net, Net::Closed) else {
+                unreachable!()
+            };
+            *net = match self.link_up(*p) {
+                Ok(f) => Net::Ready(Box::new(f)),
+                Err(e) => {
+                    self.shared.set_async_error(e.code);
+                    Net::Failed(AclFailure::new(
+                        stream_code::TIMEOUT,
+                        format!(
+                            "rank {} of the rank-table communicator {:?} could not link up with \
+                             the others: {} ({})",
+                            self.rank,
+                            self.name,
+                            e.msg,
+                            code_name(e.code)
+                        ),
+                    ))
+                }
+            };
+        }
+        let f = match &mut *net {
+            Net::Ready(f) => f,
+            Net::Failed(e) => return Err(e.clone()),
+            Net::Pending(_) | Net::Closed => {
+                return Err(AclFailure::new(
+                    stream_code::INTERNAL,
+                    "the communicator is closed",
+                ));
+            }
+        };
+        if let Some(b) = &f.broken {
+            return Err(b.clone());
         }
         let deadline = self.exec_timeout.map(|t| Instant::now() + t);
-        match link.meet(meetings, deadline) {
-            Ok(()) => Ok(()),
-            Err(MeetError {
-                failure,
-                async_error,
-            }) => {
+        match algo::run(f, op, keys, deadline, &self.pref) {
+            Ok(_) => Ok(()),
+            Err(stop) => {
+                let (failure, async_error, tell) = self.explain(f, op, keys, stop);
                 if let Some(code) = async_error {
-                    self.set_async_error(code);
+                    self.shared.set_async_error(code);
                 }
+                if tell {
+                    f.abort_others(&failure.message);
+                }
+                f.broken = Some(AclFailure::new(
+                    failure.code,
+                    format!(
+                        "an earlier operation broke the communicator: {}",
+                        failure.message
+                    ),
+                ));
                 Err(failure)
             }
         }
     }
 
-    fn set_async_error(&self, code: HcclResult) {
-        let _ = self.async_error.compare_exchange(
-            HCCL_SUCCESS.0,
-            code.0,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        );
+    /// A rank-table communicator's first operation: waits for every rank and connects.
+    fn link_up(&self, p: Pending) -> R<Fabric> {
+        let Pending { setup, mut join } = p;
+        let deadline = Instant::now() + self.connect_timeout;
+        let welcome = join.welcome(deadline)?;
+        Fabric::connect(setup, join, welcome, Arc::clone(&self.shared), deadline)
+    }
+
+    /// What a stopped operation reports: its failure, the asynchronous error that goes with it,
+    /// and whether the other ranks are to be told.
+    fn explain(
+        &self,
+        f: &Fabric,
+        op: &Op,
+        keys: &[Key],
+        stop: Stop,
+    ) -> (AclFailure, Option<HcclResult>, bool) {
+        let r = self.rank;
+        let what = match keys.first() {
+            Some(k @ Key::Coll(_)) => format!("{} ({})", k.describe(), op.sig().describe()),
+            Some(k) if keys.len() == 1 => k.describe(),
+            _ => "the transfers of a batch".to_string(),
+        };
+        let notes = f.shared.notes();
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", notes.join("; "))
+        };
+        match stop {
+            Stop::Deadline => (
+                AclFailure::new(
+                    stream_code::TIMEOUT,
+                    format!(
+                        "rank {r}: the peers did not reach {what} within the execution timeout \
+                         (HCCL_EXEC_TIMEOUT){notes}; the communicator is unusable from now on"
+                    ),
+                ),
+                Some(HCCL_E_TIMEOUT),
+                true,
+            ),
+            Stop::Aborted => (
+                AclFailure::new(
+                    stream_code::TIMEOUT,
+                    format!(
+                        "rank {r}: {what} cannot complete: {}; the communicator is unusable \
+                         from now on",
+                        f.shared
+                            .reason()
+                            .unwrap_or_else(|| "the communicator was aborted".into())
+                    ),
+                ),
+                Some(HCCL_E_TIMEOUT),
+                false,
+            ),
+            Stop::Mismatch { from, theirs, mine } => {
+                let msg = match keys.first() {
+                    Some(Key::P2p { src, dst, seq }) => {
+                        let (s, d) = if *src == r {
+                            (mine, theirs)
+                        } else {
+                            (theirs, mine)
+                        };
+                        format!(
+                            "transfer #{seq} from rank {src} to rank {dst} does not match: rank \
+                             {src} sends {}, rank {dst} receives {} (hardware waits until \
+                             HCCL_EXEC_TIMEOUT and fails the same way)",
+                            s.0.sig.describe(),
+                            d.0.sig.describe()
+                        )
+                    }
+                    _ if theirs.0 == mine.0 => format!(
+                        "{what}: rank {from} sends {} bytes where rank {r} expects {} (the ranks \
+                         passed different counts; the library checks this when the ranks \
+                         exchange their counts, HCCL_E_PARA)",
+                        theirs.1, mine.1
+                    ),
+                    _ => format!(
+                        "the ranks issued different collectives as {}: rank {r} issued {}, rank \
+                         {from} issued {} (every rank must issue the same collectives in the same \
+                         order, with the same counts, types, operation and root; hardware waits \
+                         until HCCL_EXEC_TIMEOUT and fails the same way)",
+                        Key::Coll(mine.0.seq).describe(),
+                        mine.0.sig.describe(),
+                        theirs.0.sig.describe()
+                    ),
+                };
+                (
+                    AclFailure::new(stream_code::TIMEOUT, msg),
+                    Some(HCCL_E_TIMEOUT),
+                    true,
+                )
+            }
+            Stop::Fault(e) => (e, None, true),
+        }
     }
 
     /// `HcclGetCommAsyncError`: the first link failure seen, or success.
     pub fn async_error(&self) -> HcclResult {
-        HcclResult(self.async_error.load(Ordering::Acquire))
+        HcclResult(self.shared.async_error.load(Ordering::Acquire))
     }
 
     /// Operations issued and not finished.
@@ -284,7 +430,9 @@ pub(crate) struct NewComm {
     pub exec_timeout: Option<Duration>,
     pub connect_timeout: Duration,
     pub deterministic: i32,
-    pub link: Link,
+    pub pref: Pref,
+    pub net: Net,
+    pub shared: Arc<Shared>,
 }
 
 /// Registers a communicator under its reserved name; returns its handle.
@@ -301,12 +449,13 @@ pub(crate) fn register(mut res: Reservation, c: NewComm) -> usize {
         origin: c.origin,
         exec_timeout: c.exec_timeout,
         connect_timeout: c.connect_timeout,
-        link: Mutex::new(c.link),
+        pref: c.pref,
+        net: Mutex::new(c.net),
+        shared: c.shared,
         order: Mutex::new(Order::default()),
         turn: Mutex::new(0),
         turn_cv: Condvar::new(),
         inflight: AtomicUsize::new(0),
-        async_error: AtomicU32::new(HCCL_SUCCESS.0),
         suspended: AtomicBool::new(false),
         deterministic: AtomicI32::new(c.deterministic),
     });
@@ -356,7 +505,12 @@ pub(crate) fn destroy(handle: usize) -> R {
         }
         c
     };
-    lock(&comm.link).bye();
+    let net = std::mem::replace(&mut *lock(&comm.net), Net::Closed);
+    match net {
+        Net::Ready(f) => f.close(),
+        Net::Pending(p) => p.join.bye(),
+        Net::Failed(_) | Net::Closed => {}
+    }
     Ok(())
 }
 

@@ -2,6 +2,7 @@
 //! emulator's own timeout overrides, the process-wide `HcclSetConfig` values, and the
 //! validation of an `HcclCommConfig`.
 
+use crate::algo::Pref;
 use crate::error::*;
 use hccl_sys::*;
 use std::net::IpAddr;
@@ -15,6 +16,21 @@ pub const ENV_CONNECT_TIMEOUT_MS: &str = "HCCL_EMU_CONNECT_TIMEOUT_MS";
 /// Environment variable: the execution timeout of one collective in milliseconds, overriding
 /// `HCCL_EXEC_TIMEOUT` (a communicator's configuration still beats it).
 pub const ENV_EXEC_TIMEOUT_MS: &str = "HCCL_EMU_EXEC_TIMEOUT_MS";
+
+/// Environment variable: the bytes of one channel slot, the largest chunk an algorithm moves at
+/// once (by default it depends on the number of ranks). Small slots make small operations
+/// exercise the chunking, for tests; every rank of a communicator must use the same.
+pub const ENV_SLOT_BYTES: &str = "HCCL_EMU_SLOT_BYTES";
+
+/// The slot size set from Rust (0: not set).
+static SLOT_BYTES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Sets the bytes of a channel slot of the communicators created afterwards (as
+/// [`ENV_SLOT_BYTES`], which it beats; `None` restores the default). Rounded up to a multiple
+/// of 64, at least 64.
+pub fn set_slot_bytes(bytes: Option<usize>) {
+    SLOT_BYTES.store(bytes.unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
+}
 
 /// Settings made from Rust, which beat every environment variable (for tests).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -58,6 +74,10 @@ pub(crate) struct Env {
     pub base_port: u32,
     /// Whether `HCCL_DETERMINISTIC` is set (then `HcclSetConfig` does nothing).
     pub deterministic_env: Option<u32>,
+    /// `HCCL_ALGO`.
+    pub algo: Pref,
+    /// The slot size, when set ([`ENV_SLOT_BYTES`], [`set_slot_bytes`]).
+    pub slot: Option<usize>,
 }
 
 fn var(name: &str) -> Option<String> {
@@ -121,6 +141,15 @@ pub(crate) fn env() -> R<Env> {
             _ => return bad("HCCL_DETERMINISTIC", &v, "true, false or strict"),
         },
     };
+    let slot = match SLOT_BYTES.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => int_var(ENV_SLOT_BYTES, 1, 64 << 20, "bytes from 1 to 67108864")?,
+        b => Some(b as u64),
+    }
+    .map(|b| (b as usize).div_ceil(64).max(1) * 64);
+    let algo = match var("HCCL_ALGO") {
+        None => Pref::default(),
+        Some(v) => Pref::parse(&v)?,
+    };
     let exec_timeout = match exec {
         Some(0) => None,
         Some(s) => Some(Duration::from_secs(s)),
@@ -137,6 +166,8 @@ pub(crate) fn env() -> R<Env> {
         if_ip,
         base_port,
         deterministic_env,
+        algo,
+        slot,
     })
 }
 
@@ -191,9 +222,17 @@ pub(crate) struct CommOptions {
     pub deterministic: Option<u32>,
     /// `Some(None)`: the configuration says 0, no timeout.
     pub exec_timeout: Option<Option<Duration>>,
+    /// `hcclAlgo`, as `HCCL_ALGO`.
+    pub algo: Option<Pref>,
 }
 
 impl Env {
+    /// The algorithm preferences of a communicator configured with `o` (the configuration's
+    /// `hcclAlgo` beats `HCCL_ALGO`).
+    pub(crate) fn algo_for(&self, o: &CommOptions) -> Pref {
+        o.algo.clone().unwrap_or_else(|| self.algo.clone())
+    }
+
     /// The execution timeout of a communicator configured with `o`: the configuration, then
     /// the emulator's override, then `HCCL_EXEC_TIMEOUT` (a configuration value beats the
     /// environment, as in HCCL).
@@ -320,7 +359,10 @@ pub(crate) unsafe fn comm_options(p: *const HcclCommConfig) -> R<CommOptions> {
             0 => o.exec_timeout = Some(None),
             t => o.exec_timeout = Some(Some(Duration::from_secs(t as u64))),
         }
-        field_str(&c.hcclAlgo, "hcclAlgo")?;
+        let algo = field_str(&c.hcclAlgo, "hcclAlgo")?;
+        if !algo.trim().is_empty() {
+            o.algo = Some(Pref::parse(&algo)?);
+        }
         field_str(&c.hcclRetryEnable, "hcclRetryEnable")?;
         field_str(&c.hcclRetryParams, "hcclRetryParams")?;
     }

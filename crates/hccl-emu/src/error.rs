@@ -118,12 +118,10 @@ pub(crate) fn runtime(f: AclFailure) -> Fail {
 /// synchronisation).
 pub(crate) mod stream_code {
     /// A collective that could not complete: a peer that never arrived within the execution
-    /// timeout, or peers that issued different operations (which hardware reports the same way
+    /// timeout (it never issued it, left, or its process died), peers that issued different
+    /// operations, or another rank whose part failed (hardware reports all of them the same way
     /// once the timeout expires). `ACL_ERROR_RT_AICPU_TIMEOUT`.
     pub const TIMEOUT: i32 = ascendcl_sys::ACL_ERROR_RT_AICPU_TIMEOUT as i32;
-    /// A peer that went away (its process exited, or it destroyed its communicator) while a
-    /// collective waited for it. `ACL_ERROR_RT_LINK_ERROR`.
-    pub const LINK: i32 = ascendcl_sys::ACL_ERROR_RT_LINK_ERROR as i32;
     /// A buffer that is not device memory of the communicator's device, or lies outside its
     /// allocation. `ACL_ERROR_RT_DEVICE_MEM_ERROR`.
     pub const MEMORY: i32 = ascendcl_sys::ACL_ERROR_RT_DEVICE_MEM_ERROR as i32;

@@ -1,19 +1,22 @@
 //! Creating communicators: `HcclGetRootInfo` and the root-info rendezvous,
 //! `HcclCommInitAll` (one thread per device over a root info), and rank tables.
 
-use crate::comm::{self, NewComm, Origin};
+use crate::comm::{self, Net, NewComm, Origin, Pending};
 use crate::config::{self, CommOptions};
 use crate::error::*;
-use crate::hub;
-use crate::link::Link;
+use crate::fabric::{Fabric, Setup};
 use crate::net;
 use crate::ranktable;
-use crate::rootinfo::{RootInfo, hex, random_id};
+use crate::rendezvous::hub;
+use crate::rendezvous::member::Join;
+use crate::rootinfo::{RootInfo, random_id};
+use crate::transport::Shared;
 use ascendcl_emu::extension;
 use hccl_sys::*;
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The calling thread's current device (E_RUNTIME without one).
 pub(crate) fn current_device() -> R<i32> {
@@ -55,7 +58,18 @@ pub(crate) fn root_info(device: i32) -> R<HcclRootInfo> {
             net::not_local("HCCL_IF_IP", &host.to_string()),
         );
     }
-    let port = env.base_port + device.max(0) as u32;
+    // HCCL_IF_BASE_PORT + the device when it is free, else the next free one of the 32 ports
+    // from it, else one the kernel picks.
+    let first = env.base_port + device.max(0) as u32;
+    let listener = (first..first + 32)
+        .filter(|p| *p <= u16::MAX as u32)
+        .find_map(|p| net::listen(host, p as u16).ok())
+        .map_or_else(|| net::listen(host, 0), Ok)
+        .map_err(|e| Fail {
+            code: HCCL_E_SYSCALL,
+            msg: format!("cannot listen on {host} for the rendezvous: {e}"),
+        })?;
+    let port = listener.local_addr().map_or(0, |a| a.port() as u32);
     let id = random_id();
     let info = RootInfo {
         host,
@@ -65,22 +79,35 @@ pub(crate) fn root_info(device: i32) -> R<HcclRootInfo> {
         device,
         id,
     };
-    let listener = hub::bind(&info.socket_name()).map_err(|e| Fail {
-        code: HCCL_E_SYSCALL,
-        msg: format!(
-            "cannot listen on the rendezvous socket {}: {e}",
-            info.socket_name()
-        ),
-    })?;
-    hub::spawn(listener, None, Instant::now() + env.connect_timeout).map_err(|e| Fail {
+    hub::spawn(
+        listener,
+        id.to_vec(),
+        None,
+        Instant::now() + env.connect_timeout,
+    )
+    .map_err(|e| Fail {
         code: HCCL_E_SYSCALL,
         msg: format!("cannot start the rendezvous thread: {e}"),
     })?;
     Ok(info.encode())
 }
 
+/// The address this process's ranks use as their server's: `HCCL_IF_IP`, else loopback.
+fn server_ip(env: &config::Env) -> R<IpAddr> {
+    let ip = env.if_ip.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    if !net::is_local(ip) {
+        return fail(
+            HCCL_E_NOT_SUPPORT,
+            net::not_local("HCCL_IF_IP", &ip.to_string()),
+        );
+    }
+    Ok(ip)
+}
+
 /// `HcclCommInitRootInfo[Config]` after the argument checks: joins the rendezvous named by the
-/// root info as `rank` of `n` on `device` and waits for every rank.
+/// root info as `rank` of `n` on `device`, waits for every rank and connects to them. The
+/// rank's server is its `HCCL_IF_IP`: ranks with the same one share memory, the others are
+/// reached over TCP.
 pub(crate) fn init_root_info(
     device: i32,
     n: u32,
@@ -93,8 +120,13 @@ pub(crate) fn init_root_info(
     let name = opts.name.clone().unwrap_or_else(|| ri.identifier.clone());
     let res = comm::reserve(device, &name, false)?;
     let deadline = Instant::now() + env.connect_timeout;
-    let mut link = Link::join(&ri.socket_name(), deadline, n, rank, device)?;
-    link.await_welcome(deadline)?;
+    let ip = server_ip(&env)?;
+    let setup = Setup::new(rank, n, device, ip.to_string(), ip, env.slot)?;
+    let hub = SocketAddr::new(ri.host, ri.port as u16);
+    let mut join = Join::start(hub, deadline, n, ri.id.to_vec(), setup.me.clone())?;
+    let welcome = join.welcome(deadline)?;
+    let shared = Arc::new(Shared::default());
+    let fabric = Fabric::connect(setup, join, welcome, Arc::clone(&shared), deadline)?;
     Ok(comm::register(
         res,
         NewComm {
@@ -105,7 +137,9 @@ pub(crate) fn init_root_info(
             exec_timeout: env.exec_timeout_for(opts),
             connect_timeout: env.connect_timeout,
             deterministic: deterministic(opts)?,
-            link,
+            pref: env.algo_for(opts),
+            net: Net::Ready(Box::new(fabric)),
+            shared,
         },
     ))
 }
@@ -165,7 +199,10 @@ pub(crate) fn init_all(devices: &[i32]) -> R<Vec<usize>> {
     Ok(results.into_iter().flatten().collect())
 }
 
-/// `HcclCommInitClusterInfo[Config]` after the argument checks.
+/// `HcclCommInitClusterInfo[Config]` after the argument checks: reads the table and joins its
+/// rendezvous (at rank 0's server; the first process of that server to get there hosts it);
+/// the ranks link up at the first operation. Each of the table's servers is an emulated server:
+/// its ranks share memory, and reach the other servers' over TCP at the servers' addresses.
 pub(crate) fn init_cluster_info(
     device: i32,
     path: &str,
@@ -188,10 +225,27 @@ pub(crate) fn init_cluster_info(
         .clone()
         .unwrap_or_else(|| "hccl_world_group".to_string());
     let res = comm::reserve(device, &name, true)?;
-    let socket = format!("hccl-emu-rt-{}", hex(&table.key));
     let deadline = Instant::now() + env.connect_timeout;
-    connect_or_host(&socket, table.ranks, deadline, env.connect_timeout)?;
-    let link = Link::join(&socket, deadline, table.ranks, rank, device)?;
+    let server = table.server_of[rank as usize];
+    let (server_id, addr) = table.servers[server].clone();
+    let setup = Setup::new(rank, table.ranks, device, server_id, addr, env.slot)?;
+    let at = table.rendezvous();
+    if server == table.server_of[0] {
+        // This process may host the rendezvous; if another already does, it joins it.
+        if let Ok(l) = net::listen(at.ip(), at.port()) {
+            hub::spawn(l, table.key.to_vec(), Some(table.ranks), deadline).map_err(|e| Fail {
+                code: HCCL_E_SYSCALL,
+                msg: format!("cannot start the rendezvous thread: {e}"),
+            })?;
+        }
+    }
+    let join = Join::start(
+        at,
+        deadline,
+        table.ranks,
+        table.key.to_vec(),
+        setup.me.clone(),
+    )?;
     Ok(comm::register(
         res,
         NewComm {
@@ -202,34 +256,9 @@ pub(crate) fn init_cluster_info(
             exec_timeout: env.exec_timeout_for(opts),
             connect_timeout: env.connect_timeout,
             deterministic: deterministic(opts)?,
-            link,
+            pref: env.algo_for(opts),
+            net: Net::Pending(Box::new(Pending { setup, join })),
+            shared: Arc::new(Shared::default()),
         },
     ))
-}
-
-/// Makes sure a hub listens on `socket`: the first process to bind it hosts it.
-fn connect_or_host(socket: &str, n: u32, deadline: Instant, window: Duration) -> R {
-    loop {
-        match hub::bind(socket) {
-            Ok(l) => {
-                return hub::spawn(l, Some(n), Instant::now() + window).map_err(|e| Fail {
-                    code: HCCL_E_SYSCALL,
-                    msg: format!("cannot start the rendezvous thread: {e}"),
-                });
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
-                // Another process hosts it; Link::join connects (and retries while it starts).
-                if hub::connect(socket).is_ok() || Instant::now() >= deadline {
-                    return Ok(());
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            Err(e) => {
-                return fail(
-                    HCCL_E_SYSCALL,
-                    format!("cannot listen on the rendezvous socket {socket}: {e}"),
-                );
-            }
-        }
-    }
 }

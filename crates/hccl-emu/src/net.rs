@@ -1,9 +1,13 @@
-//! Which addresses are this machine's: loopback, and the addresses of its network interfaces.
-//! The emulator runs every rank on this machine and never opens a connection to another host;
-//! an address that is not local is refused with a message saying so.
+//! Which addresses are this machine's: loopback (all of `127.0.0.0/8` and `::1`), and the
+//! addresses of the interfaces of the network namespace the process runs in. The emulator runs
+//! every rank on this machine: it listens and connects only there ([`listen`], [`connect`] are
+//! its only ways onto the network), and refuses an address that is not local with a message
+//! saying so.
 
 use std::collections::HashSet;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
+use std::time::Duration;
 
 /// The addresses of this machine's interfaces (from `getifaddrs`).
 pub fn local_addresses() -> HashSet<IpAddr> {
@@ -44,6 +48,30 @@ pub fn is_local(ip: IpAddr) -> bool {
     ip.is_loopback() || local_addresses().contains(&ip)
 }
 
+fn refuse(addr: IpAddr) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        not_local("the address", &addr.to_string()),
+    )
+}
+
+/// Listens on `ip` (a port the kernel picks when `port` is 0); refuses an address that is not
+/// this machine's.
+pub fn listen(ip: IpAddr, port: u16) -> io::Result<TcpListener> {
+    if !is_local(ip) {
+        return Err(refuse(ip));
+    }
+    TcpListener::bind(SocketAddr::new(ip, port))
+}
+
+/// Connects to `addr` within `timeout`; refuses an address that is not this machine's.
+pub fn connect(addr: SocketAddr, timeout: Duration) -> io::Result<TcpStream> {
+    if !is_local(addr.ip()) {
+        return Err(refuse(addr.ip()));
+    }
+    TcpStream::connect_timeout(&addr, timeout.max(Duration::from_millis(1)))
+}
+
 /// The message for an address that is not this machine.
 pub(crate) fn not_local(what: &str, addr: &str) -> String {
     format!(
@@ -64,5 +92,10 @@ mod tests {
         assert!(is_local("::1".parse().unwrap()));
         // TEST-NET-3 (RFC 5737) is reserved for documentation: never a local interface.
         assert!(!is_local("203.0.113.7".parse().unwrap()));
+        let far: SocketAddr = "203.0.113.7:80".parse().unwrap();
+        let e = connect(far, Duration::from_millis(1)).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::PermissionDenied);
+        assert!(e.to_string().contains("203.0.113.7"), "{e}");
+        assert!(listen(far.ip(), 0).is_err());
     }
 }

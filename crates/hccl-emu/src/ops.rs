@@ -1,95 +1,27 @@
-//! The operations: what each rank contributes to a meeting and how it computes its own output
-//! from every rank's contribution. Buffers are validated when the operation is issued; a buffer
-//! that is not device memory of the communicator's device fails the operation's stream task
-//! when it runs (as it fails on the device), not the call.
+//! The operations: what each one is (its validated arguments and its signature, which every
+//! participant must agree on), and for the one-shot algorithm what each rank contributes and
+//! how it computes its own output from every rank's contribution.
 
+use crate::devmem::Buf;
 use crate::dtype::{DType, RedOp};
 use crate::error::stream_code;
-use crate::link::{Compute, Fill, Meeting};
 use crate::reduce;
-use crate::wire::Key;
-use ascendcl_emu::extension::{self, AclFailure, MemoryLocation, MemoryRange};
+use crate::wire::{Kind, Sig};
+use ascendcl_emu::extension::AclFailure;
 
-/// A device buffer of an operation: validated when issued, read or written when the task runs.
-#[derive(Debug, Clone)]
-pub(crate) struct Buf(Result<MemoryRange, AclFailure>);
+/// Writes a rank's contribution to a one-shot exchange.
+pub(crate) type Fill<'a> = Box<dyn FnOnce(&mut [u8]) -> Result<(), AclFailure> + 'a>;
+/// Computes a rank's output from every contribution (indexed by rank).
+pub(crate) type Compute<'a> = Box<dyn FnOnce(&[&[u8]]) -> Result<(), AclFailure> + 'a>;
 
-impl Buf {
-    /// Validates `len` bytes at `addr` as device memory of `device`.
-    pub fn new(what: &str, addr: usize, len: usize, device: i32) -> Buf {
-        let r = extension::check_range(what, addr, len)
-            .map_err(|f| AclFailure::new(stream_code::MEMORY, f.message))
-            .and_then(|m| match m.location() {
-                MemoryLocation::Device(d) if d == device => Ok(m),
-                other => {
-                    let is = match other {
-                        MemoryLocation::Device(d) => format!("device {d} memory"),
-                        MemoryLocation::PinnedHost => "pinned host memory".to_string(),
-                        MemoryLocation::Pageable => {
-                            "host memory the runtime did not allocate".to_string()
-                        }
-                    };
-                    Err(AclFailure::new(
-                        stream_code::MEMORY,
-                        format!(
-                            "{what} {addr:#x} is {is}; the buffers of a collective must be \
-                             device memory of the communicator's device {device} (the call \
-                             succeeds and the operation fails on the device, as on hardware)"
-                        ),
-                    ))
-                }
-            });
-        Buf(r)
-    }
-
-    /// A buffer of no bytes (a NULL pointer where the operation allows one).
-    pub fn none() -> Buf {
-        Buf(Err(AclFailure::new(
-            stream_code::MEMORY,
-            "a NULL buffer was used".to_string(),
-        )))
-    }
-
-    /// Copies `out.len()` bytes from offset `off` of the buffer.
-    pub fn read(&self, off: usize, out: &mut [u8]) -> Result<(), AclFailure> {
-        if out.is_empty() {
-            return Ok(());
-        }
-        let m = self.0.as_ref().map_err(Clone::clone)?;
-        assert!(
-            off + out.len() <= m.len(),
-            "read within the validated range"
-        );
-        m.with_live(|p| {
-            // SAFETY: the range was validated as a live device allocation holding off+len bytes
-            // (asserted above), and `with_live` keeps it from being freed during the copy.
-            unsafe { std::ptr::copy_nonoverlapping(p.add(off), out.as_mut_ptr(), out.len()) }
-        })
-    }
-
-    /// Copies `data` to offset `off` of the buffer.
-    pub fn write(&self, off: usize, data: &[u8]) -> Result<(), AclFailure> {
-        if data.is_empty() {
-            return Ok(());
-        }
-        let m = self.0.as_ref().map_err(Clone::clone)?;
-        if off + data.len() > m.len() {
-            return Err(AclFailure::new(
-                stream_code::MEMORY,
-                format!(
-                    "a write of {} bytes at offset {off} runs past the {}-byte buffer at {:#x}",
-                    data.len(),
-                    m.len(),
-                    m.addr()
-                ),
-            ));
-        }
-        m.with_live(|p| {
-            // SAFETY: as in `read`; the destination is device memory no one else may use
-            // while the operation runs (the caller's contract).
-            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p.add(off), data.len()) }
-        })
-    }
+/// A rank's part in a one-shot exchange.
+pub(crate) struct Part<'a> {
+    /// Bytes this rank contributes.
+    pub len: usize,
+    /// Writes the contribution (`len` bytes).
+    pub fill: Fill<'a>,
+    /// Computes this rank's output from the contributions, indexed by rank.
+    pub compute: Compute<'a>,
 }
 
 /// One transfer of a batch (or a lone send or receive).
@@ -189,27 +121,15 @@ pub(crate) enum Op {
     Batch(Vec<Item>),
 }
 
-/// The one meeting of a collective.
-fn one<'a>(
-    key: Key,
-    desc: &str,
-    len: usize,
-    fill: Fill<'a>,
-    compute: Compute<'a>,
-) -> Vec<Meeting<'a>> {
-    vec![Meeting {
-        key,
-        desc: desc.to_string(),
-        len,
-        fill,
-        compute,
-    }]
+/// A part.
+fn one<'a>(len: usize, fill: Fill<'a>, compute: Compute<'a>) -> Part<'a> {
+    Part { len, fill, compute }
 }
 
 /// Runs `f` on a zeroed scratch buffer of `len` bytes that the calling thread (a stream's
 /// worker) keeps between operations: a large reduction then reuses memory the thread already
 /// touched instead of faulting in a fresh allocation every time.
-fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+pub(crate) fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
     thread_local! {
         static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
@@ -221,7 +141,7 @@ fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
     })
 }
 
-fn fnv(v: &[u64]) -> u64 {
+pub(crate) fn fnv(v: &[u64]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for x in v {
         for b in x.to_le_bytes() {
@@ -270,66 +190,170 @@ impl Op {
         }
     }
 
-    /// The description every participant must agree on.
-    fn desc(&self) -> String {
-        match self {
-            Op::AllReduce { count, dt, op, .. } => {
-                format!("HcclAllReduce(count {count}, {}, {})", dt.name(), op.name())
+    /// Fails as the first access would when a buffer this rank will touch is not usable (the
+    /// rank's stream fails before it meets anyone). Buffers of no bytes are not looked at.
+    pub fn check_buffers(&self, r: u32, n: u32) -> Result<(), AclFailure> {
+        let (r, n) = (r as usize, n as usize);
+        let any = |v: &[u64]| v.iter().any(|c| *c > 0);
+        let used: Vec<&Buf> = match self {
+            Op::AllReduce { send, recv, .. }
+            | Op::ReduceScatter { send, recv, .. }
+            | Op::AllGather { send, recv, .. }
+            | Op::AlltoAll { send, recv, .. } => vec![send, recv],
+            Op::Broadcast { buf, .. } => vec![buf],
+            Op::Reduce {
+                send, recv, root, ..
+            } => {
+                if r == *root as usize {
+                    vec![send, recv]
+                } else {
+                    vec![send]
+                }
             }
+            Op::ReduceScatterV {
+                send, counts, recv, ..
+            } => {
+                let mut v = Vec::new();
+                if any(counts) {
+                    v.push(send);
+                }
+                if counts[r] > 0 {
+                    v.push(recv);
+                }
+                v
+            }
+            Op::AllGatherV {
+                send,
+                count,
+                recv,
+                counts,
+                ..
+            } => {
+                let mut v = Vec::new();
+                if *count > 0 {
+                    v.push(send);
+                }
+                if any(counts) {
+                    v.push(recv);
+                }
+                v
+            }
+            Op::AlltoAllV {
+                send,
+                scounts,
+                recv,
+                rcounts,
+                ..
+            } => {
+                let mut v = Vec::new();
+                if any(scounts) {
+                    v.push(send);
+                }
+                if any(rcounts) {
+                    v.push(recv);
+                }
+                v
+            }
+            Op::AlltoAllVC {
+                send, matrix, recv, ..
+            } => {
+                let mut v = Vec::new();
+                if (0..n).any(|j| matrix[r * n + j] > 0) {
+                    v.push(send);
+                }
+                if (0..n).any(|i| matrix[i * n + r] > 0) {
+                    v.push(recv);
+                }
+                v
+            }
+            Op::Scatter {
+                send, recv, root, ..
+            } => {
+                if r == *root as usize {
+                    vec![send, recv]
+                } else {
+                    vec![recv]
+                }
+            }
+            Op::Barrier => Vec::new(),
+            Op::Batch(items) => items.iter().map(|i| &i.buf).collect(),
+        };
+        used.into_iter().try_for_each(Buf::check)
+    }
+
+    /// The signature every participant must agree on.
+    pub fn sig(&self) -> Sig {
+        let s = |kind: Kind, dt: DType, op: Option<RedOp>, root: u32, count: u64, extra: u64| Sig {
+            kind: kind as u8,
+            dtype: dt.raw() as u8,
+            redop: op.map_or(0, |o| o.raw() as u8),
+            algo: 0,
+            root,
+            count,
+            extra,
+        };
+        match self {
+            Op::AllReduce { count, dt, op, .. } => s(Kind::AllReduce, *dt, Some(*op), 0, *count, 0),
             Op::Broadcast {
                 count, dt, root, ..
-            } => format!("HcclBroadcast(count {count}, {}, root {root})", dt.name()),
+            } => s(Kind::Broadcast, *dt, None, *root, *count, 0),
             Op::Reduce {
                 count,
                 dt,
                 op,
                 root,
                 ..
-            } => format!(
-                "HcclReduce(count {count}, {}, {}, root {root})",
-                dt.name(),
-                op.name()
-            ),
-            Op::ReduceScatter { count, dt, op, .. } => format!(
-                "HcclReduceScatter(recvCount {count}, {}, {})",
-                dt.name(),
-                op.name()
-            ),
-            Op::ReduceScatterV { counts, dt, op, .. } => format!(
-                "HcclReduceScatterV(sendCounts {counts:?}, {}, {})",
-                dt.name(),
-                op.name()
-            ),
-            Op::AllGather { count, dt, .. } => {
-                format!("HcclAllGather(sendCount {count}, {})", dt.name())
+            } => s(Kind::Reduce, *dt, Some(*op), *root, *count, 0),
+            Op::ReduceScatter { count, dt, op, .. } => {
+                s(Kind::ReduceScatter, *dt, Some(*op), 0, *count, 0)
             }
-            Op::AllGatherV { counts, dt, .. } => {
-                format!("HcclAllGatherV(recvCounts {counts:?}, {})", dt.name())
+            Op::ReduceScatterV { counts, dt, op, .. } => {
+                s(Kind::ReduceScatterV, *dt, Some(*op), 0, 0, fnv(counts))
             }
-            Op::AlltoAll { count, dt, .. } => {
-                format!("HcclAlltoAll(count {count}, {})", dt.name())
-            }
-            Op::AlltoAllV { st, rt, .. } => {
-                format!("HcclAlltoAllV({}, {})", st.name(), rt.name())
-            }
-            Op::AlltoAllVC { matrix, st, .. } => format!(
-                "HcclAlltoAllVC(matrix hash {:016x}, {})",
-                fnv(matrix),
-                st.name()
-            ),
+            Op::AllGather { count, dt, .. } => s(Kind::AllGather, *dt, None, 0, *count, 0),
+            Op::AllGatherV { counts, dt, .. } => s(Kind::AllGatherV, *dt, None, 0, 0, fnv(counts)),
+            Op::AlltoAll { count, dt, .. } => s(Kind::AlltoAll, *dt, None, 0, *count, 0),
+            Op::AlltoAllV { st, .. } => s(Kind::AlltoAllV, *st, None, 0, 0, 0),
+            Op::AlltoAllVC { matrix, st, .. } => s(Kind::AlltoAllVC, *st, None, 0, 0, fnv(matrix)),
             Op::Scatter {
                 count, dt, root, ..
-            } => format!("HcclScatter(recvCount {count}, {}, root {root})", dt.name()),
-            Op::Barrier => "HcclBarrier".to_string(),
-            Op::Batch(_) => String::new(),
+            } => s(Kind::Scatter, *dt, None, *root, *count, 0),
+            Op::Barrier => s(Kind::Barrier, DType::I8, None, 0, 0, 0),
+            Op::Batch(_) => s(Kind::Transfer, DType::I8, None, 0, 0, 0),
         }
     }
 
-    /// The meetings of this operation for rank `r` of `n`, with the keys its ticket got.
-    pub fn meetings(&self, r: u32, n: u32, keys: &[Key]) -> Vec<Meeting<'_>> {
+    /// The largest contribution any rank makes to a one-shot exchange of this operation on `n`
+    /// ranks, when every rank can tell (not for the all-to-all-v, whose counts each rank knows
+    /// only for itself, nor for transfers).
+    pub fn largest_part(&self, n: usize) -> Option<usize> {
+        let b = |count: u64, dt: &DType| count as usize * dt.size();
+        Some(match self {
+            Op::AllReduce { count, dt, .. }
+            | Op::Broadcast { count, dt, .. }
+            | Op::Reduce { count, dt, .. }
+            | Op::AllGather { count, dt, .. } => b(*count, dt),
+            Op::ReduceScatter { count, dt, .. }
+            | Op::AlltoAll { count, dt, .. }
+            | Op::Scatter { count, dt, .. } => b(*count, dt) * n,
+            Op::ReduceScatterV { counts, dt, .. } => counts.iter().map(|c| b(*c, dt)).sum(),
+            Op::AllGatherV { counts, dt, .. } => {
+                counts.iter().map(|c| b(*c, dt)).max().unwrap_or(0)
+            }
+            Op::AlltoAllVC { matrix, st, .. } => (0..n)
+                .map(|i| (0..n).map(|j| b(matrix[i * n + j], st)).sum::<usize>())
+                .max()
+                .unwrap_or(0),
+            Op::Barrier => 0,
+            Op::AlltoAllV { .. } | Op::Batch(_) => return None,
+        })
+    }
+
+    /// Rank `r`'s part in a one-shot exchange of this operation on `n` ranks (not for
+    /// transfers, which have their own algorithm).
+    pub fn part(&self, r: u32, n: u32) -> Part<'_> {
         let ru = r as usize;
         let nu = n as usize;
-        let desc = self.desc();
         match self {
             Op::AllReduce {
                 send,
@@ -340,8 +364,6 @@ impl Op {
             } => {
                 let len = *count as usize * dt.size();
                 one(
-                    keys[0],
-                    &desc,
                     len,
                     Box::new(move |b| send.read(0, b)),
                     Box::new(move |v| {
@@ -361,8 +383,6 @@ impl Op {
                 let len = *count as usize * dt.size();
                 let mine = if r == *root { len } else { 0 };
                 one(
-                    keys[0],
-                    &desc,
                     mine,
                     Box::new(move |b| buf.read(0, b)),
                     Box::new(move |v| {
@@ -383,8 +403,6 @@ impl Op {
             } => {
                 let len = *count as usize * dt.size();
                 one(
-                    keys[0],
-                    &desc,
                     len,
                     Box::new(move |b| send.read(0, b)),
                     Box::new(move |v| {
@@ -407,8 +425,6 @@ impl Op {
             } => {
                 let block = *count as usize * dt.size();
                 one(
-                    keys[0],
-                    &desc,
                     block * nu,
                     Box::new(move |b| send.read(0, b)),
                     Box::new(move |v| {
@@ -436,8 +452,6 @@ impl Op {
                 let off: usize = counts[..ru].iter().map(|c| *c as usize * es).sum();
                 let mine = counts[ru] as usize * es;
                 one(
-                    keys[0],
-                    &desc,
                     total,
                     Box::new(move |b| {
                         let mut at = 0;
@@ -468,8 +482,6 @@ impl Op {
             } => {
                 let len = *count as usize * dt.size();
                 one(
-                    keys[0],
-                    &desc,
                     len,
                     Box::new(move |b| send.read(0, b)),
                     Box::new(move |v| {
@@ -493,8 +505,6 @@ impl Op {
                 let es = dt.size();
                 let len = *count as usize * es;
                 one(
-                    keys[0],
-                    &desc,
                     len,
                     Box::new(move |b| send.read(0, b)),
                     Box::new(move |v| {
@@ -525,8 +535,6 @@ impl Op {
             } => {
                 let block = *count as usize * dt.size();
                 one(
-                    keys[0],
-                    &desc,
                     block * nu,
                     Box::new(move |b| send.read(0, b)),
                     Box::new(move |v| {
@@ -551,8 +559,6 @@ impl Op {
                 let head = 8 * nu;
                 let data: usize = scounts.iter().map(|c| *c as usize * ss).sum();
                 one(
-                    keys[0],
-                    &desc,
                     head + data,
                     Box::new(move |b| {
                         for (j, c) in scounts.iter().enumerate() {
@@ -606,8 +612,6 @@ impl Op {
                 let m = move |i: usize, j: usize| matrix[i * nu + j] as usize;
                 let mine: usize = (0..nu).map(|j| m(ru, j) * ss).sum();
                 one(
-                    keys[0],
-                    &desc,
                     mine,
                     Box::new(move |b| send.read(0, b)),
                     Box::new(move |v| {
@@ -640,8 +644,6 @@ impl Op {
                 let block = *count as usize * dt.size();
                 let mine = if r == *root { block * nu } else { 0 };
                 one(
-                    keys[0],
-                    &desc,
                     mine,
                     Box::new(move |b| send.read(0, b)),
                     Box::new(move |v| {
@@ -650,41 +652,8 @@ impl Op {
                     }),
                 )
             }
-            Op::Barrier => one(
-                keys[0],
-                &desc,
-                0,
-                Box::new(|_| Ok(())),
-                Box::new(|_| Ok(())),
-            ),
-            Op::Batch(items) => items
-                .iter()
-                .zip(keys)
-                .map(|(it, key)| {
-                    let len = it.count as usize * it.dt.size();
-                    let desc = format!("{} x {}", it.count, it.dt.name());
-                    if it.send {
-                        Meeting {
-                            key: *key,
-                            desc,
-                            len,
-                            fill: Box::new(move |b| it.buf.read(0, b)),
-                            compute: Box::new(|_| Ok(())),
-                        }
-                    } else {
-                        let peer = it.peer as usize;
-                        Meeting {
-                            key: *key,
-                            desc,
-                            len: 0,
-                            fill: Box::new(|_| Ok(())),
-                            compute: Box::new(move |v| {
-                                it.buf.write(0, sub(v[peer], 0, len, peer)?)
-                            }),
-                        }
-                    }
-                })
-                .collect(),
+            Op::Barrier => one(0, Box::new(|_| Ok(())), Box::new(|_| Ok(()))),
+            Op::Batch(_) => panic!("transfers have no one-shot part"),
         }
     }
 }

@@ -22,6 +22,45 @@ pub(crate) struct Table {
     pub ranks: u32,
     /// Names the rendezvous: a hash of the real path and the content.
     pub key: [u8; 16],
+    /// The servers: each one's id and address (loopback for a one-server table without one).
+    pub servers: Vec<(String, IpAddr)>,
+    /// The server of each rank.
+    pub server_of: Vec<usize>,
+    /// The `host_port` of rank 0's device, if the table gives it.
+    pub host_port: Option<u16>,
+}
+
+impl Table {
+    /// The address the rendezvous of this table listens on: rank 0's server, at its device's
+    /// `host_port`, else at a port derived from the table's key (below the kernel's ephemeral
+    /// range), which every process of the table computes alike.
+    pub fn rendezvous(&self) -> std::net::SocketAddr {
+        let ip = self.servers[self.server_of[0]].1;
+        let k = u64::from_le_bytes(self.key[..8].try_into().expect("8 bytes"));
+        let port = self.host_port.unwrap_or(20_000 + (k % 12_000) as u16);
+        std::net::SocketAddr::new(ip, port)
+    }
+}
+
+/// What a table says, before it is keyed.
+#[derive(Debug, Default)]
+struct Parsed {
+    /// (rank id, server index) of every device.
+    ranks: Vec<(u64, usize)>,
+    /// Every server's id and address, if it names one.
+    servers: Vec<(String, Option<IpAddr>)>,
+    host_port: Option<u16>,
+}
+
+impl Parsed {
+    fn server(&mut self, id: &str, addr: Option<IpAddr>) -> usize {
+        if let Some(i) = self.servers.iter().position(|(s, _)| s == id) {
+            return i;
+        }
+        self.servers
+            .push((id.to_string(), addr.or_else(|| id.parse().ok())));
+        self.servers.len() - 1
+    }
 }
 
 /// Why a table is refused.
@@ -56,7 +95,7 @@ pub(crate) fn load(path: &str) -> R<Table> {
         code: HCCL_E_INTERNAL,
         msg: format!("cannot read the rank table {}: {e}", real.display()),
     })?;
-    let ranks = parse(&text).map_err(|b| match b {
+    let parsed = parse(&text).map_err(|b| match b {
         Bad::Invalid(m) => Fail {
             code: HCCL_E_INTERNAL,
             msg: format!("the rank table {} is invalid: {m}", real.display()),
@@ -69,9 +108,27 @@ pub(crate) fn load(path: &str) -> R<Table> {
     let mut keyed = real.to_string_lossy().into_owned().into_bytes();
     keyed.push(0);
     keyed.extend_from_slice(text.as_bytes());
+    let ranks = parsed.ranks.len() as u32;
+    let mut server_of = vec![0; ranks as usize];
+    for (r, s) in &parsed.ranks {
+        server_of[*r as usize] = *s;
+    }
+    let servers = parsed
+        .servers
+        .into_iter()
+        .map(|(id, addr)| {
+            (
+                id,
+                addr.unwrap_or(IpAddr::V4(std::net::Ipv4Addr::LOCALHOST)),
+            )
+        })
+        .collect();
     Ok(Table {
         ranks,
         key: hash128(&keyed),
+        servers,
+        server_of,
+        host_port: parsed.host_port,
     })
 }
 
@@ -90,8 +147,8 @@ fn hash128(b: &[u8]) -> [u8; 16] {
     k
 }
 
-/// Parses and checks a table; returns its number of ranks.
-fn parse(text: &str) -> Result<u32, Bad> {
+/// Parses and checks a table.
+fn parse(text: &str) -> Result<Parsed, Bad> {
     let v: Value = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(e) => return invalid(format!("not valid JSON: {e}")),
@@ -158,7 +215,8 @@ fn array<'a>(v: &'a Value, key: &str, at: &str) -> Result<&'a Vec<Value>, Bad> {
 }
 
 /// Checks that the rank ids are 0..n, each once.
-fn check_ranks(ids: &[u64]) -> Result<u32, Bad> {
+fn check_ranks(p: Parsed) -> Result<Parsed, Bad> {
+    let ids: Vec<u64> = p.ranks.iter().map(|r| r.0).collect();
     let set: BTreeSet<u64> = ids.iter().copied().collect();
     if set.len() != ids.len() {
         return invalid("a rank_id appears more than once");
@@ -173,7 +231,7 @@ fn check_ranks(ids: &[u64]) -> Result<u32, Bad> {
     if n == 0 {
         return invalid("the table has no ranks");
     }
-    Ok(n as u32)
+    Ok(p)
 }
 
 /// Checks that a server (named `id`, with an address if known) is this machine, when the table
@@ -197,7 +255,7 @@ fn check_local(id: &str, addr: Option<IpAddr>, servers: usize) -> Result<(), Bad
 }
 
 /// Versions 1.0 and 1.2.
-fn v1(v: &Value, v12: bool) -> Result<u32, Bad> {
+fn v1(v: &Value, v12: bool) -> Result<Parsed, Bad> {
     match field(v, "status", "the table")? {
         Value::String(s) if s == "completed" => {}
         other => {
@@ -215,7 +273,7 @@ fn v1(v: &Value, v12: bool) -> Result<u32, Bad> {
         ));
     }
     let mut ids = HashSet::new();
-    let mut ranks = Vec::new();
+    let mut p = Parsed::default();
     for (si, s) in servers.iter().enumerate() {
         let at = format!("server_list[{si}]");
         let id = str_field(s, "server_id", &at)?;
@@ -242,18 +300,26 @@ fn v1(v: &Value, v12: bool) -> Result<u32, Bad> {
                     "{dat} has no \"device_ip\" (required in a multi-server table)"
                 ));
             }
+            let mut host_port = None;
             for port in ["device_port", "host_port"] {
                 if d.get(port).is_some() {
-                    let p = str_int(d, port, &dat)?;
-                    if p == 0 || p > 65535 {
-                        return invalid(format!("{dat}: \"{port}\" {p} is not a port"));
+                    let v = str_int(d, port, &dat)?;
+                    if v == 0 || v > 65535 {
+                        return invalid(format!("{dat}: \"{port}\" {v} is not a port"));
+                    }
+                    if port == "host_port" {
+                        host_port = Some(v as u16);
                     }
                 }
             }
             if v12 && d.get("super_device_id").is_some() {
                 str_int(d, "super_device_id", &dat)?;
             }
-            local_ranks.push(str_int(d, "rank_id", &dat)?);
+            let rank = str_int(d, "rank_id", &dat)?;
+            if rank == 0 {
+                p.host_port = host_port;
+            }
+            local_ranks.push(rank);
         }
         let mut sorted = local_ranks.clone();
         sorted.sort_unstable();
@@ -263,7 +329,8 @@ fn v1(v: &Value, v12: bool) -> Result<u32, Bad> {
             ));
         }
         check_local(id, host, count)?;
-        ranks.extend(local_ranks);
+        let server = p.server(id, host);
+        p.ranks.extend(local_ranks.into_iter().map(|r| (r, server)));
     }
     if v12 && let Some(pods) = v.get("super_pod_list") {
         let Value::Array(pods) = pods else {
@@ -280,7 +347,7 @@ fn v1(v: &Value, v12: bool) -> Result<u32, Bad> {
             }
         }
     }
-    check_ranks(&ranks)
+    check_ranks(p)
 }
 
 fn num(v: &Value, key: &str, at: &str) -> Result<u64, Bad> {
@@ -297,7 +364,7 @@ fn num(v: &Value, key: &str, at: &str) -> Result<u64, Bad> {
 }
 
 /// Version 2.0 (Ascend 950).
-fn v2(v: &Value) -> Result<u32, Bad> {
+fn v2(v: &Value) -> Result<Parsed, Bad> {
     let count = num(v, "rank_count", "the table")? as usize;
     let list = array(v, "rank_list", "the table")?;
     if list.len() != count {
@@ -308,9 +375,11 @@ fn v2(v: &Value) -> Result<u32, Bad> {
     }
     let mut ranks = Vec::new();
     let mut servers: BTreeSet<String> = BTreeSet::new();
+    let mut server_ids = Vec::new();
     for (i, r) in list.iter().enumerate() {
         let at = format!("rank_list[{i}]");
         ranks.push(num(r, "rank_id", &at)?);
+        let mut server = String::from("0");
         num(r, "local_id", &at)?;
         num(r, "device_id", &at)?;
         if let Some(levels) = r.get("level_list") {
@@ -324,6 +393,7 @@ fn v2(v: &Value) -> Result<u32, Bad> {
                 str_field(l, "net_type", &lat)?;
                 if layer == 0 {
                     servers.insert(inst.to_string());
+                    server = inst.to_string();
                 }
                 if let Some(addrs) = l.get("rank_addr_list") {
                     let Value::Array(addrs) = addrs else {
@@ -337,21 +407,28 @@ fn v2(v: &Value) -> Result<u32, Bad> {
                 }
             }
         }
+        server_ids.push(server);
     }
     for s in &servers {
         check_local(s, None, servers.len())?;
     }
-    check_ranks(&ranks)
+    let mut p = Parsed::default();
+    for (r, s) in ranks.into_iter().zip(server_ids) {
+        let i = p.server(&s, None);
+        p.ranks.push((r, i));
+    }
+    check_ranks(p)
 }
 
 /// The legacy group-list form (no version): ranks numbered in the order the devices appear.
-fn legacy(v: &Value) -> Result<u32, Bad> {
+fn legacy(v: &Value) -> Result<Parsed, Bad> {
     let groups = array(v, "group_list", "the table")?;
     let Some(g) = groups.first() else {
         return invalid("\"group_list\" is empty");
     };
     let instances = array(g, "instance_list", "group_list[0]")?;
     let mut n = 0u64;
+    let mut p = Parsed::default();
     for (ii, inst) in instances.iter().enumerate() {
         let at = format!("group_list[0].instance_list[{ii}]");
         let id = str_field(inst, "server_id", &at)?;
@@ -359,6 +436,8 @@ fn legacy(v: &Value) -> Result<u32, Bad> {
             let dat = format!("{at}.devices[{di}]");
             str_int(d, "device_id", &dat)?;
             opt_ip(d, "device_ip", &dat)?;
+            let server = p.server(id, None);
+            p.ranks.push((n, server));
             n += 1;
         }
         let distinct: HashSet<&str> = instances
@@ -367,8 +446,7 @@ fn legacy(v: &Value) -> Result<u32, Bad> {
             .collect();
         check_local(id, None, distinct.len())?;
     }
-    let ids: Vec<u64> = (0..n).collect();
-    check_ranks(&ids)
+    check_ranks(p)
 }
 
 #[cfg(test)]
@@ -386,7 +464,7 @@ mod tests {
         match parse(text) {
             Err(Bad::Invalid(m)) => m,
             Err(Bad::NotLocal(m)) => format!("NOT LOCAL: {m}"),
-            Ok(n) => panic!("accepted with {n} ranks"),
+            Ok(p) => panic!("accepted with {} ranks", p.ranks.len()),
         }
     }
 
@@ -396,7 +474,7 @@ mod tests {
             r#"{"device_id":"0","device_ip":"192.168.1.1","rank_id":"0"},
                {"device_id":"1","rank_id":"1"}"#,
         );
-        assert_eq!(parse(&t).ok(), Some(2));
+        assert_eq!(parse(&t).ok().map(|p| p.ranks.len()), Some(2));
     }
 
     #[test]
@@ -424,7 +502,9 @@ mod tests {
             )
         };
         // Two loopback addresses: both this machine.
-        assert_eq!(parse(&two("127.0.0.1", "127.0.0.2")).ok(), Some(2));
+        let p = parse(&two("127.0.0.1", "127.0.0.2")).ok().unwrap();
+        assert_eq!(p.ranks, vec![(0, 0), (1, 1)]);
+        assert_eq!(p.servers[1].1, Some("127.0.0.2".parse().unwrap()));
         let e = err(&two("127.0.0.1", "203.0.113.5"));
         assert!(
             e.starts_with("NOT LOCAL") && e.contains("203.0.113.5"),
@@ -442,7 +522,7 @@ mod tests {
         let t = r#"{"version":"2.0","rank_count":2,"rank_list":[
             {"rank_id":0,"local_id":0,"device_id":0,"level_list":[{"net_layer":0,"net_instance_id":"s0","net_type":"TOPO_FILE_DESC","rank_addr_list":[{"addr_type":"IPV4","addr":"10.0.0.1","ports":["0/1"]}]}]},
             {"rank_id":1,"local_id":1,"device_id":1,"level_list":[{"net_layer":0,"net_instance_id":"s0","net_type":"TOPO_FILE_DESC"}]}]}"#;
-        assert_eq!(parse(t).ok(), Some(2));
+        assert_eq!(parse(t).ok().map(|p| p.ranks.len()), Some(2));
         assert!(err(&t.replace("\"rank_count\":2", "\"rank_count\":\"2\"")).contains("number"));
     }
 
@@ -451,6 +531,6 @@ mod tests {
         let t = r#"{"group_count":"1","group_list":[{"group_name":"g","instance_count":"1","device_count":"3",
             "instance_list":[{"pod_name":"p","server_id":"127.0.0.1","devices":[
               {"device_id":"0","device_ip":"10.0.0.1"},{"device_id":"1","device_ip":"10.0.0.2"},{"device_id":"2","device_ip":"10.0.0.3"}]}]}]}"#;
-        assert_eq!(parse(t).ok(), Some(3));
+        assert_eq!(parse(t).ok().map(|p| p.ranks.len()), Some(3));
     }
 }

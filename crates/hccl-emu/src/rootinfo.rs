@@ -3,8 +3,8 @@
 //!
 //! The first part has the fields the real library fills (host address, port, a NIC-deployment
 //! value, the identifier that becomes the communicator's default name); the emulator's part
-//! follows: a marker, the creating process's id, the device, and a random 128-bit id that names
-//! the rendezvous socket. A root info without the marker (one from a real HCCL, or damaged) is
+//! follows: a marker, the creating process's id, the device, and a random 128-bit id every rank
+//! presents to the rendezvous (which listens at the host address and port). A root info without the marker (one from a real HCCL, or damaged) is
 //! refused; one whose host is not this machine is refused with a message saying so.
 
 use crate::error::*;
@@ -32,16 +32,11 @@ pub(crate) struct RootInfo {
     pub identifier: String,
     pub pid: u32,
     pub device: i32,
-    /// The rendezvous id: names the socket the root process listens on.
+    /// The rendezvous id: every rank presents it to the hub.
     pub id: [u8; 16],
 }
 
 impl RootInfo {
-    /// The abstract socket name of the rendezvous.
-    pub fn socket_name(&self) -> String {
-        format!("hccl-emu-{}", hex(&self.id))
-    }
-
     /// Writes the 4108 bytes.
     pub fn encode(&self) -> HcclRootInfo {
         let mut b = [0u8; HCCL_ROOT_INFO_BYTES as usize];
@@ -153,7 +148,6 @@ mod tests {
     fn round_trip() {
         let r = sample();
         assert_eq!(RootInfo::decode(&r.encode()).unwrap(), r);
-        assert_eq!(r.socket_name(), format!("hccl-emu-{}", "07".repeat(16)));
     }
 
     #[test]

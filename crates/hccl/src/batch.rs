@@ -21,6 +21,8 @@ pub struct SendRecv<'scope> {
     pub(crate) data_type: sys::HcclDataType,
     pub(crate) location: MemoryLocation,
     pub(crate) peer: u32,
+    /// How the item uses its buffer, for the scope's ordering.
+    pub(crate) access: ascendcl::Access,
     /// Invariant in `'scope`: an item of one scope never passes for an item of another.
     _scope: PhantomData<&'scope mut &'scope ()>,
 }
@@ -41,6 +43,7 @@ impl<'scope> SendRecv<'scope> {
             data_type: S::Elem::DATA_TYPE,
             location: r.location(),
             peer,
+            access: r.read(),
             _scope: PhantomData,
         }
     }
@@ -60,6 +63,7 @@ impl<'scope> SendRecv<'scope> {
             data_type: D::Elem::DATA_TYPE,
             location: r.location(),
             peer,
+            access: r.write(),
             _scope: PhantomData,
         }
     }

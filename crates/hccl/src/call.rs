@@ -6,8 +6,9 @@ use crate::comm::Comm;
 use crate::error::{Error, Result, check};
 use crate::gate::{self, CallGuard};
 use crate::layout::Blocks;
-use ascendcl::{AsyncDest, AsyncSource, MemoryLocation, RawRegion, Stream};
+use ascendcl::{Access, AsyncDest, AsyncSource, Lane, MemoryLocation, RawRegion, Stream};
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::ffi::c_void;
 use std::marker::PhantomData;
 
@@ -22,15 +23,19 @@ use std::marker::PhantomData;
 pub struct Target<'a> {
     stream: &'a Stream,
     grouped: bool,
+    /// The scope's stream, which orders the call after conflicting uses of its buffers on the
+    /// scope's other streams (none for a group's stream).
+    lane: Option<Lane<'a>>,
     _brand: PhantomData<&'a mut &'a ()>,
 }
 
 impl<'a> Target<'a> {
-    /// A stream of a scope: the call runs at once, outside any group.
-    pub(crate) fn issued(stream: &'a Stream) -> Self {
+    /// A stream of a scope: the call runs at once, outside any group, ordered by the scope.
+    pub(crate) fn issued(lane: Lane<'a>) -> Self {
         Target {
-            stream,
+            stream: lane.stream(),
             grouped: false,
+            lane: Some(lane),
             _brand: PhantomData,
         }
     }
@@ -40,6 +45,7 @@ impl<'a> Target<'a> {
         Target {
             stream,
             grouped: true,
+            lane: None,
             _brand: PhantomData,
         }
     }
@@ -58,13 +64,20 @@ pub(crate) struct Call<'a> {
     pub(crate) api: &'static str,
     comm: &'a Comm,
     target: Target<'a>,
+    /// How the call uses its buffers ([`Call::note`]).
+    accesses: RefCell<Vec<Access>>,
 }
 
 impl<'a> Call<'a> {
     /// A call of `api` on `comm` from `target`, whose stream must be on the communicator's
     /// device.
     pub(crate) fn new(api: &'static str, comm: &'a Comm, target: Target<'a>) -> Result<Self> {
-        let c = Call { api, comm, target };
+        let c = Call {
+            api,
+            comm,
+            target,
+            accesses: RefCell::new(Vec::new()),
+        };
         let (s, d) = (target.stream.device_id(), comm.device().id());
         if s != d {
             return Err(c.arg(format!(
@@ -92,11 +105,35 @@ impl<'a> Call<'a> {
         } else {
             Some(gate::call(self.api)?)
         };
-        self.target.stream.make_current()?;
-        check(
-            self.api,
-            c_call(api, self.comm.as_raw(), self.target.stream_raw()),
-        )
+        let accesses = self.accesses.borrow();
+        let Some(lane) = self.target.lane else {
+            self.target.stream.make_current()?;
+            return check(
+                self.api,
+                c_call(api, self.comm.as_raw(), self.target.stream_raw()),
+            );
+        };
+        // The scope orders the call after conflicting uses of its buffers on its other streams;
+        // a failing call is noted as not enqueued, and its own error returned.
+        let mut failed = None;
+        let ordered = lane.enqueue(self.api, &accesses, |stream| {
+            check(self.api, c_call(api, self.comm.as_raw(), stream.as_raw())).map_err(|e| {
+                failed = Some(e);
+                ascendcl::Error::Argument {
+                    api: self.api,
+                    reason: Cow::Borrowed("the collective failed"),
+                }
+            })
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => ordered.map_err(Error::from),
+        }
+    }
+
+    /// Notes how the call uses a buffer, for the scope's ordering.
+    pub(crate) fn note(&self, access: Access) {
+        self.accesses.borrow_mut().push(access);
     }
 
     pub(crate) fn arg(&self, reason: impl Into<Cow<'static, str>>) -> Error {
@@ -139,8 +176,10 @@ impl<'a> Call<'a> {
     }
 
     /// The address of `r`, which must be device memory of the communicator's device.
+    /// The call reads it when it is the send buffer, else it may write it.
     pub(crate) fn buffer<T>(&self, what: &str, r: &RawRegion<T>) -> Result<*mut c_void> {
         self.location(what, r.location())?;
+        self.note(if what == "send" { r.read() } else { r.write() });
         Ok(r.ptr().cast())
     }
 

@@ -483,6 +483,7 @@ pub trait Collectives<'scope> {
         for (i, it) in items.iter().enumerate() {
             c.location(&format!("item {i}'s"), it.location)?;
             c.peer(it.peer)?;
+            c.note(it.access);
         }
         // Items of two receives into one region would race on the device.
         for (i, a) in items.iter().enumerate() {
@@ -519,7 +520,7 @@ pub trait Collectives<'scope> {
 
 impl<'scope, 'env> Collectives<'scope> for Scope<'scope, 'env> {
     fn target(&self) -> Target<'scope> {
-        Target::issued(self.stream())
+        Target::issued(self.as_lane())
     }
 }
 

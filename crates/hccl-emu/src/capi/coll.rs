@@ -3,9 +3,10 @@
 
 use super::*;
 use crate::comm::{self, Comm};
+use crate::devmem::Buf;
 use crate::dtype::{self, DType, Personality, RedOp};
 use crate::group;
-use crate::ops::{Buf, Op};
+use crate::ops::Op;
 use ascendcl_emu::extension::{self, StreamRef};
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -52,13 +53,7 @@ pub(crate) fn resolve(c: HcclComm, stream: aclrtStream) -> R<(Arc<Comm>, StreamR
 /// Queues `op` on the stream.
 pub(crate) fn submit(c: &Arc<Comm>, s: &StreamRef, op: Op) -> R {
     let ticket = c.issue(&op.steps());
-    let (r, n) = (c.rank, c.n);
-    s.enqueue(move || {
-        let keys = ticket.keys.clone();
-        let meetings = op.meetings(r, n, &keys);
-        ticket.run(meetings)
-    })
-    .map_err(|f| Fail {
+    s.enqueue(move || ticket.run(&op)).map_err(|f| Fail {
         code: HCCL_E_RUNTIME,
         msg: format!("queuing the operation on the stream failed: {f}"),
     })

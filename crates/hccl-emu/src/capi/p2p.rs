@@ -4,9 +4,10 @@
 use super::coll::{count_ok, resolve, submit};
 use super::*;
 use crate::comm::Comm;
+use crate::devmem::Buf;
 use crate::dtype;
 use crate::group::{self, P2p};
-use crate::ops::{Buf, Item, Op};
+use crate::ops::{Item, Op};
 use std::ffi::c_void;
 
 fn peer_ok(peer: u32, c: &Comm, what: &str) -> R {

@@ -4,16 +4,16 @@
 use crate::common::*;
 use hccl_emu::{DType, RedOp};
 
-const COUNTS: [usize; 3] = [1, 7, 131];
+// Up to a few slots (`SLOT`), so the chunked algorithms cut them.
+const COUNTS: [usize; 4] = [1, 7, 131, 1031];
 
 fn seed(rank: usize, count: usize, t: DType) -> u64 {
     (rank as u64 + 1) * 1_000_003 + count as u64 * 31 + t.raw() as u64
 }
 
-#[test]
-fn all_reduce_matches_the_reference_for_every_type_and_operation() {
+fn all_reduce_matches_the_reference_for_every_type_and_operation(algo: Algo) {
     for n in [2usize, 3] {
-        let ranks = Ranks::new(0, n);
+        let ranks = Ranks::with(0, n, algo);
         for (t, op) in reducible() {
             for count in COUNTS {
                 let ins: Vec<Vec<u8>> = (0..n).map(|r| data(t, count, seed(r, count, t))).collect();
@@ -39,22 +39,23 @@ fn all_reduce_matches_the_reference_for_every_type_and_operation() {
                 }
                 ranks.sync_ok();
                 for (i, (_, d)) in bufs.iter().enumerate() {
-                    assert_eq!(
-                        d.read(),
-                        want,
-                        "{n} ranks, {} {} x{count}, rank {i}",
+                    let got = d.read();
+                    assert!(
+                        same_reduction(t, op, &got, &want),
+                        "{n} ranks, {} {} x{count}, rank {i}: {got:?} != {want:?}",
                         op.name(),
                         t.name()
                     );
+                    // Every rank gets the same bits.
+                    assert_eq!(got, bufs[0].1.read(), "rank {i} differs from rank 0");
                 }
             }
         }
     }
 }
 
-#[test]
-fn all_reduce_in_place_and_on_four_ranks() {
-    let ranks = Ranks::new(2, 4);
+fn all_reduce_in_place_and_on_four_ranks(algo: Algo) {
+    let ranks = Ranks::with(2, 4, algo);
     for t in [DType::F16, DType::BF16, DType::I32, DType::F32] {
         let count = 257;
         let ins: Vec<Vec<u8>> = (0..4).map(|r| data(t, count, seed(r, 9, t))).collect();
@@ -85,10 +86,9 @@ fn all_reduce_in_place_and_on_four_ranks() {
     }
 }
 
-#[test]
-fn reduce_writes_only_the_roots_output() {
+fn reduce_writes_only_the_roots_output(algo: Algo) {
     let n = 3;
-    let ranks = Ranks::new(0, n);
+    let ranks = Ranks::with(0, n, algo);
     for (t, op) in reducible() {
         for (k, count) in COUNTS.into_iter().enumerate() {
             let root = k % n;
@@ -119,7 +119,12 @@ fn reduce_writes_only_the_roots_output() {
             for (i, (_, d)) in bufs.iter().enumerate() {
                 let got = d.read();
                 if i == root {
-                    assert_eq!(got, want, "{} {} root {root}", op.name(), t.name());
+                    assert!(
+                        same_reduction(t, op, &got, &want),
+                        "{} {} root {root}",
+                        op.name(),
+                        t.name()
+                    );
                 } else {
                     assert_eq!(got, filler, "rank {i} is not the root: untouched");
                 }
@@ -128,10 +133,9 @@ fn reduce_writes_only_the_roots_output() {
     }
 }
 
-#[test]
-fn reduce_scatter_gives_each_rank_its_reduced_block() {
+fn reduce_scatter_gives_each_rank_its_reduced_block(algo: Algo) {
     let n = 3;
-    let ranks = Ranks::new(3, n);
+    let ranks = Ranks::with(3, n, algo);
     for (t, op) in reducible() {
         for count in COUNTS {
             let ins: Vec<Vec<u8>> = (0..n)
@@ -161,9 +165,8 @@ fn reduce_scatter_gives_each_rank_its_reduced_block() {
             for (i, (_, d)) in bufs.iter().enumerate() {
                 let blocks: Vec<Vec<u8>> =
                     ins.iter().map(|x| x[i * b..(i + 1) * b].to_vec()).collect();
-                assert_eq!(
-                    d.read(),
-                    reference(t, op, &blocks),
+                assert!(
+                    same_reduction(t, op, &d.read(), &reference(t, op, &blocks)),
                     "{} {} rank {i}",
                     op.name(),
                     t.name()
@@ -173,10 +176,9 @@ fn reduce_scatter_gives_each_rank_its_reduced_block() {
     }
 }
 
-#[test]
-fn reduce_scatter_v_reads_blocks_at_their_displacements() {
+fn reduce_scatter_v_reads_blocks_at_their_displacements(algo: Algo) {
     let n = 3;
-    let ranks = Ranks::new(5, n);
+    let ranks = Ranks::with(5, n, algo);
     // Blocks of 3, 0 and 5 elements, stored out of order with gaps.
     let counts: [u64; 3] = [3, 0, 5];
     let displs: [u64; 3] = [9, 0, 1];
@@ -223,15 +225,19 @@ fn reduce_scatter_v_reads_blocks_at_their_displacements() {
             } else {
                 reference(t, op, &blocks)
             };
-            assert_eq!(d.read(), want, "{} {} rank {i}", op.name(), t.name());
+            assert!(
+                same_reduction(t, op, &d.read(), &want),
+                "{} {} rank {i}",
+                op.name(),
+                t.name()
+            );
         }
     }
 }
 
-#[test]
-fn broadcast_all_gather_and_scatter_move_every_type() {
+fn broadcast_all_gather_and_scatter_move_every_type(algo: Algo) {
     let n = 3;
-    let ranks = Ranks::new(0, n);
+    let ranks = Ranks::with(0, n, algo);
     for t in movable() {
         for (k, count) in COUNTS.into_iter().enumerate() {
             let es = t.size();
@@ -306,10 +312,9 @@ fn broadcast_all_gather_and_scatter_move_every_type() {
     }
 }
 
-#[test]
-fn all_gather_v_places_blocks_at_their_displacements() {
+fn all_gather_v_places_blocks_at_their_displacements(algo: Algo) {
     let n = 4;
-    let ranks = Ranks::new(4, n);
+    let ranks = Ranks::with(4, n, algo);
     let counts: [u64; 4] = [2, 0, 3, 1];
     let displs: [u64; 4] = [6, 0, 1, 9];
     for t in movable() {
@@ -361,10 +366,9 @@ fn all_gather_v_places_blocks_at_their_displacements() {
     }
 }
 
-#[test]
-fn all_to_all_forms_exchange_the_right_blocks() {
+fn all_to_all_forms_exchange_the_right_blocks(algo: Algo) {
     let n = 3;
-    let ranks = Ranks::new(1, n);
+    let ranks = Ranks::with(1, n, algo);
     for t in [DType::U8, DType::F16, DType::I32, DType::F64, DType::I64] {
         let es = t.size();
         // AlltoAll: blocks of 5.
@@ -495,9 +499,8 @@ fn all_to_all_forms_exchange_the_right_blocks() {
     }
 }
 
-#[test]
-fn a_barrier_holds_a_stream_until_every_rank_reaches_it() {
-    let ranks = Ranks::new(6, 2);
+fn a_barrier_holds_a_stream_until_every_rank_reaches_it(algo: Algo) {
+    let ranks = Ranks::with(6, 2, algo);
     let (a, b) = (&ranks.0[0], &ranks.0[1]);
     ok(unsafe { HcclBarrier(a.comm, a.stream) });
     // Rank 1 has not reached the barrier: rank 0's stream cannot complete.
@@ -511,9 +514,8 @@ fn a_barrier_holds_a_stream_until_every_rank_reaches_it() {
     ranks.sync_ok();
 }
 
-#[test]
-fn one_rank_collectives_copy_locally() {
-    let ranks = Ranks::new(7, 1);
+fn one_rank_collectives_copy_locally(algo: Algo) {
+    let ranks = Ranks::with(7, 1, algo);
     let r = &ranks.0[0];
     let input = data(DType::F32, 9, 1);
     let s = DevBuf::from(r.dev, &input);
@@ -534,4 +536,203 @@ fn one_rank_collectives_copy_locally() {
     ranks.sync_ok();
     assert_eq!(d.read(), input);
     assert_eq!(g.read(), input);
+}
+
+/// Every test above with the algorithm the emulator picks, and with each algorithm forced
+/// through the communicators' `hcclAlgo` (halving-doubling falls back to the ring on rank
+/// counts that are not powers of two; the mesh to the others beyond its buffers).
+mod picked {
+    #[test]
+    fn all_reduce_matches_the_reference_for_every_type_and_operation() {
+        super::all_reduce_matches_the_reference_for_every_type_and_operation(None);
+    }
+    #[test]
+    fn all_reduce_in_place_and_on_four_ranks() {
+        super::all_reduce_in_place_and_on_four_ranks(None);
+    }
+    #[test]
+    fn reduce_writes_only_the_roots_output() {
+        super::reduce_writes_only_the_roots_output(None);
+    }
+    #[test]
+    fn reduce_scatter_gives_each_rank_its_reduced_block() {
+        super::reduce_scatter_gives_each_rank_its_reduced_block(None);
+    }
+    #[test]
+    fn reduce_scatter_v_reads_blocks_at_their_displacements() {
+        super::reduce_scatter_v_reads_blocks_at_their_displacements(None);
+    }
+    #[test]
+    fn broadcast_all_gather_and_scatter_move_every_type() {
+        super::broadcast_all_gather_and_scatter_move_every_type(None);
+    }
+    #[test]
+    fn all_gather_v_places_blocks_at_their_displacements() {
+        super::all_gather_v_places_blocks_at_their_displacements(None);
+    }
+    #[test]
+    fn all_to_all_forms_exchange_the_right_blocks() {
+        super::all_to_all_forms_exchange_the_right_blocks(None);
+    }
+    #[test]
+    fn a_barrier_holds_a_stream_until_every_rank_reaches_it() {
+        super::a_barrier_holds_a_stream_until_every_rank_reaches_it(None);
+    }
+    #[test]
+    fn one_rank_collectives_copy_locally() {
+        super::one_rank_collectives_copy_locally(None);
+    }
+}
+
+mod ring {
+    #[test]
+    fn all_reduce_matches_the_reference_for_every_type_and_operation() {
+        super::all_reduce_matches_the_reference_for_every_type_and_operation(Some(
+            "level0:ring;level1:ring",
+        ));
+    }
+    #[test]
+    fn all_reduce_in_place_and_on_four_ranks() {
+        super::all_reduce_in_place_and_on_four_ranks(Some("level0:ring;level1:ring"));
+    }
+    #[test]
+    fn reduce_writes_only_the_roots_output() {
+        super::reduce_writes_only_the_roots_output(Some("level0:ring;level1:ring"));
+    }
+    #[test]
+    fn reduce_scatter_gives_each_rank_its_reduced_block() {
+        super::reduce_scatter_gives_each_rank_its_reduced_block(Some("level0:ring;level1:ring"));
+    }
+    #[test]
+    fn reduce_scatter_v_reads_blocks_at_their_displacements() {
+        super::reduce_scatter_v_reads_blocks_at_their_displacements(Some(
+            "level0:ring;level1:ring",
+        ));
+    }
+    #[test]
+    fn broadcast_all_gather_and_scatter_move_every_type() {
+        super::broadcast_all_gather_and_scatter_move_every_type(Some("level0:ring;level1:ring"));
+    }
+    #[test]
+    fn all_gather_v_places_blocks_at_their_displacements() {
+        super::all_gather_v_places_blocks_at_their_displacements(Some("level0:ring;level1:ring"));
+    }
+    #[test]
+    fn all_to_all_forms_exchange_the_right_blocks() {
+        super::all_to_all_forms_exchange_the_right_blocks(Some("level0:ring;level1:ring"));
+    }
+    #[test]
+    fn a_barrier_holds_a_stream_until_every_rank_reaches_it() {
+        super::a_barrier_holds_a_stream_until_every_rank_reaches_it(Some(
+            "level0:ring;level1:ring",
+        ));
+    }
+    #[test]
+    fn one_rank_collectives_copy_locally() {
+        super::one_rank_collectives_copy_locally(Some("level0:ring;level1:ring"));
+    }
+}
+
+mod halving_doubling {
+    #[test]
+    fn all_reduce_matches_the_reference_for_every_type_and_operation() {
+        super::all_reduce_matches_the_reference_for_every_type_and_operation(Some(
+            "level0:H-D_R;level1:H-D_R",
+        ));
+    }
+    #[test]
+    fn all_reduce_in_place_and_on_four_ranks() {
+        super::all_reduce_in_place_and_on_four_ranks(Some("level0:H-D_R;level1:H-D_R"));
+    }
+    #[test]
+    fn reduce_writes_only_the_roots_output() {
+        super::reduce_writes_only_the_roots_output(Some("level0:H-D_R;level1:H-D_R"));
+    }
+    #[test]
+    fn reduce_scatter_gives_each_rank_its_reduced_block() {
+        super::reduce_scatter_gives_each_rank_its_reduced_block(Some("level0:H-D_R;level1:H-D_R"));
+    }
+    #[test]
+    fn reduce_scatter_v_reads_blocks_at_their_displacements() {
+        super::reduce_scatter_v_reads_blocks_at_their_displacements(Some(
+            "level0:H-D_R;level1:H-D_R",
+        ));
+    }
+    #[test]
+    fn broadcast_all_gather_and_scatter_move_every_type() {
+        super::broadcast_all_gather_and_scatter_move_every_type(Some("level0:H-D_R;level1:H-D_R"));
+    }
+    #[test]
+    fn all_gather_v_places_blocks_at_their_displacements() {
+        super::all_gather_v_places_blocks_at_their_displacements(Some("level0:H-D_R;level1:H-D_R"));
+    }
+    #[test]
+    fn all_to_all_forms_exchange_the_right_blocks() {
+        super::all_to_all_forms_exchange_the_right_blocks(Some("level0:H-D_R;level1:H-D_R"));
+    }
+    #[test]
+    fn a_barrier_holds_a_stream_until_every_rank_reaches_it() {
+        super::a_barrier_holds_a_stream_until_every_rank_reaches_it(Some(
+            "level0:H-D_R;level1:H-D_R",
+        ));
+    }
+    #[test]
+    fn one_rank_collectives_copy_locally() {
+        super::one_rank_collectives_copy_locally(Some("level0:H-D_R;level1:H-D_R"));
+    }
+}
+
+mod mesh {
+    #[test]
+    fn all_reduce_matches_the_reference_for_every_type_and_operation() {
+        super::all_reduce_matches_the_reference_for_every_type_and_operation(Some(
+            "level0:fullmesh;level1:fullmesh",
+        ));
+    }
+    #[test]
+    fn all_reduce_in_place_and_on_four_ranks() {
+        super::all_reduce_in_place_and_on_four_ranks(Some("level0:fullmesh;level1:fullmesh"));
+    }
+    #[test]
+    fn reduce_writes_only_the_roots_output() {
+        super::reduce_writes_only_the_roots_output(Some("level0:fullmesh;level1:fullmesh"));
+    }
+    #[test]
+    fn reduce_scatter_gives_each_rank_its_reduced_block() {
+        super::reduce_scatter_gives_each_rank_its_reduced_block(Some(
+            "level0:fullmesh;level1:fullmesh",
+        ));
+    }
+    #[test]
+    fn reduce_scatter_v_reads_blocks_at_their_displacements() {
+        super::reduce_scatter_v_reads_blocks_at_their_displacements(Some(
+            "level0:fullmesh;level1:fullmesh",
+        ));
+    }
+    #[test]
+    fn broadcast_all_gather_and_scatter_move_every_type() {
+        super::broadcast_all_gather_and_scatter_move_every_type(Some(
+            "level0:fullmesh;level1:fullmesh",
+        ));
+    }
+    #[test]
+    fn all_gather_v_places_blocks_at_their_displacements() {
+        super::all_gather_v_places_blocks_at_their_displacements(Some(
+            "level0:fullmesh;level1:fullmesh",
+        ));
+    }
+    #[test]
+    fn all_to_all_forms_exchange_the_right_blocks() {
+        super::all_to_all_forms_exchange_the_right_blocks(Some("level0:fullmesh;level1:fullmesh"));
+    }
+    #[test]
+    fn a_barrier_holds_a_stream_until_every_rank_reaches_it() {
+        super::a_barrier_holds_a_stream_until_every_rank_reaches_it(Some(
+            "level0:fullmesh;level1:fullmesh",
+        ));
+    }
+    #[test]
+    fn one_rank_collectives_copy_locally() {
+        super::one_rank_collectives_copy_locally(Some("level0:fullmesh;level1:fullmesh"));
+    }
 }

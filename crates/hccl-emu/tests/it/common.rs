@@ -15,6 +15,9 @@ use std::time::Duration;
 /// Devices of the emulated machine in these tests.
 pub const DEVICES: u32 = 8;
 
+/// The bytes of a channel slot in these tests.
+pub const SLOT: usize = 4096;
+
 /// Configures the emulators once: 8 devices with 1 GiB each, rendezvous and execution timeouts
 /// short enough that a bug fails a test instead of hanging it.
 pub fn setup() {
@@ -26,6 +29,8 @@ pub fn setup() {
             memory: 1 << 30,
             ..ascendcl_emu::config()
         });
+        // Small channel slots: operations of a few kilobytes already move in several chunks.
+        hccl_emu::set_slot_bytes(Some(SLOT));
         // A child process that tests the environment's timeouts keeps them.
         if std::env::var_os("HCCL_EMU_TEST_KEEP_ENV").is_none() {
             hccl_emu::set_config(hccl_emu::Config {
@@ -120,6 +125,16 @@ impl Ranks {
         Ranks(ranks)
     }
 
+    /// `n` ranks on devices `first..first+n`: with `HcclCommInitAll` when `algo` is `None`,
+    /// else joined through a root info with `algo` as the configuration's `hcclAlgo`.
+    pub fn with(first: i32, n: usize, algo: Algo) -> Ranks {
+        let Some(a) = algo else {
+            return Ranks::new(first, n);
+        };
+        let devs: Vec<i32> = (first..first + n as i32).collect();
+        root_ranks(&devs, Some(algo_config(a)))
+    }
+
     pub fn n(&self) -> usize {
         self.0.len()
     }
@@ -162,6 +177,19 @@ impl Drop for Ranks {
             release(r.dev);
         }
     }
+}
+
+/// An algorithm forced through `hcclAlgo` (`HCCL_ALGO`'s syntax), or `None` for the emulator's
+/// choice.
+pub type Algo = Option<&'static str>;
+
+/// A configuration whose `hcclAlgo` is `algo`.
+pub fn algo_config(algo: &str) -> HcclCommConfig {
+    let mut cfg = comm_config();
+    for (d, s) in cfg.hcclAlgo.iter_mut().zip(algo.bytes()) {
+        *d = s as std::ffi::c_char;
+    }
+    cfg
 }
 
 /// Device memory of `len` bytes on `dev` (freed on drop).
@@ -228,7 +256,8 @@ impl Rng {
     }
 }
 
-/// `count` elements of `t` with small values (|v| <= 4 for signed and float types), as bytes.
+/// `count` elements of `t` with small values (|v| <= 4.75 for signed and float types, in quarters
+/// for the floats), as bytes.
 pub fn data(t: hccl_emu::DType, count: usize, seed: u64) -> Vec<u8> {
     use hccl_emu::DType::*;
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
@@ -249,8 +278,10 @@ pub fn data(t: hccl_emu::DType, count: usize, seed: u64) -> Vec<u8> {
             I128 => out.extend_from_slice(&((r as i128) << 40).to_ne_bytes()),
             F16 => out.extend_from_slice(&half::f16::from_f64(small as f64 + frac).to_ne_bytes()),
             BF16 => out.extend_from_slice(&half::bf16::from_f64(small as f64 + frac).to_ne_bytes()),
-            F32 => out.extend_from_slice(&((small as f64 + frac) as f32 * 1.1).to_ne_bytes()),
-            F64 => out.extend_from_slice(&((small as f64 + frac) * 1.1).to_ne_bytes()),
+            // Quarters: exact in every float type, so sums over the ranks are exact whatever
+            // order an algorithm adds them in.
+            F32 => out.extend_from_slice(&((small as f64 + frac) as f32).to_ne_bytes()),
+            F64 => out.extend_from_slice(&(small as f64 + frac).to_ne_bytes()),
             Hif8 | Fp8E4M3 | Fp8E5M2 | Fp8E8M0 => out.push(r as u8),
         }
     }
@@ -324,6 +355,30 @@ pub fn reference(t: hccl_emu::DType, op: hccl_emu::RedOp, inputs: &[Vec<u8>]) ->
         F64 => float!(f64),
         _ => panic!("not reducible"),
     }
+}
+
+/// Whether `got` is the reduction `want`: bit for bit, except that 16-bit float products may
+/// differ by the rounding of each step in another order than the ranks' (the ring and
+/// halving-doubling reduce in their own orders); every value is exact otherwise.
+pub fn same_reduction(t: hccl_emu::DType, op: hccl_emu::RedOp, got: &[u8], want: &[u8]) -> bool {
+    use hccl_emu::DType::*;
+    if got == want {
+        return true;
+    }
+    if op != hccl_emu::RedOp::Prod || !matches!(t, F16 | BF16) || got.len() != want.len() {
+        return false;
+    }
+    let val = |b: &[u8]| {
+        let bits = u16::from_ne_bytes([b[0], b[1]]);
+        if t == F16 {
+            half::f16::from_bits(bits).to_f64()
+        } else {
+            half::bf16::from_bits(bits).to_f64()
+        }
+    };
+    got.chunks_exact(2)
+        .zip(want.chunks_exact(2))
+        .all(|(g, w)| (val(g) - val(w)).abs() <= val(w).abs() / 256.0)
 }
 
 /// The types an A2/A3 library reduces, with the operations it accepts for each.

@@ -3,10 +3,14 @@
 
 mod common;
 
+mod algorithms;
 mod collectives;
 mod comms;
 mod errors;
+mod every;
+mod failures;
 mod groups;
 mod multiprocess;
 mod p2p;
 mod ranktables;
+mod servers;
