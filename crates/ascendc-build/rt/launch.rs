@@ -357,6 +357,7 @@ impl Kernel {
             scope,
             blocks,
             args: Vec::with_capacity(self.params.len()),
+            accesses: Vec::with_capacity(self.params.len()),
             error: None,
         }
     }
@@ -405,6 +406,8 @@ pub struct Launch<'a, 'scope, 'env> {
     scope: &'a Scope<'scope, 'env>,
     blocks: u32,
     args: Vec<Vec<u8>>,
+    /// How the kernel uses each buffer, for the scope's ordering across its streams.
+    accesses: Vec<::ascendcl::Access>,
     error: Option<KernelError>,
 }
 
@@ -502,6 +505,7 @@ impl<'a, 'scope, 'env> Launch<'a, 'scope, 'env> {
             return self;
         };
         let r = src.region();
+        self.accesses.push(r.read());
         self.memory(name, elem, r.ptr(), r.location());
         self
     }
@@ -513,15 +517,17 @@ impl<'a, 'scope, 'env> Launch<'a, 'scope, 'env> {
         let Some((index, name, p)) = self.next_param() else {
             return self;
         };
-        let elem = match p {
+        let (elem, writes) = match p {
+            Param::Out(e) => (e, true),
             // The kernel only reads it (`In`); an exclusive borrow covers that too.
-            Param::Out(e) | Param::In(e) => e,
+            Param::In(e) => (e, false),
             _ => {
                 self.wrong_kind(index, name, p, "a buffer (.output)");
                 return self;
             }
         };
         let r = dst.region();
+        self.accesses.push(if writes { r.write() } else { r.read() });
         self.memory(name, elem, r.ptr(), r.location());
         self
     }
@@ -588,10 +594,21 @@ impl<'a, 'scope, 'env> Launch<'a, 'scope, 'env> {
             return Err(e);
         }
         let args: Vec<&[u8]> = self.args.iter().map(Vec::as_slice).collect();
-        // SAFETY: every argument was checked against the kernel's parameters as it was added:
-        // buffers are device memory of the stream's device, borrowed until the scope has waited
-        // for the stream.
-        unsafe { self.kernel.dispatch(self.scope.stream(), self.blocks, &args) }
+        let (kernel, blocks) = (self.kernel, self.blocks);
+        // The scope orders the launch after conflicting uses of the buffers on its other
+        // streams, then the kernel is enqueued on this one.
+        let ordered = self.scope.enqueue(&self.accesses, |stream| {
+            // SAFETY: every argument was checked against the kernel's parameters as it was
+            // added: buffers are device memory of the stream's device, borrowed until the scope
+            // has waited for the stream, and ordered with their other uses in the scope.
+            Ok(unsafe { kernel.dispatch(stream, blocks, &args) })
+        });
+        ordered.unwrap_or_else(|source| {
+            Err(KernelError::Runtime {
+                kernel: kernel.name,
+                source,
+            })
+        })
     }
 }
 

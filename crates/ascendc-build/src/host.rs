@@ -1,40 +1,13 @@
-//! Host mode: the kernel sources, with their `<<<...>>>` launches rewritten and an entry of the
-//! binary ABI appended per kernel, compiled by the host C++ compiler (the `cc` crate) against the
-//! AscendC host layer, into a static library (the host-side code linked into the crate) and a
-//! kernel binary (a shared object the emulator loads and launches from).
+//! Host mode for a Rust crate: the kernel sources, with their `<<<...>>>` launches rewritten and
+//! their kernels registered (`unit`), compiled by the host C++ compiler (the `cc` crate) against
+//! the AscendC host layer, into a static library (the host-side code linked into the crate) and
+//! a kernel binary (a shared object the emulator loads and launches from).
 
-use crate::parse::{Scan, rewrite_launches};
-use crate::{Build, Error, codegen, include_dir, write};
+use crate::unit::{self, Hook};
+use crate::{Build, Error, include_dir, write};
 use std::path::{Path, PathBuf};
 
-/// A kernel source as read.
-#[derive(Debug)]
-pub(crate) struct Source {
-    /// The path as given to the build (for messages and generated docs).
-    pub shown: PathBuf,
-    /// The path it was read from.
-    pub path: PathBuf,
-    /// Its text.
-    pub text: String,
-    /// What it holds.
-    pub scan: Scan,
-}
-
-/// The translation unit compiled for a source in host mode.
-pub(crate) fn host_unit(prefix: &str, source: &Source) -> String {
-    let kernels: Vec<_> = source.scan.kernels.iter().collect();
-    let path = source
-        .path
-        .display()
-        .to_string()
-        .replace('\\', "/")
-        .replace('"', "\\\"");
-    let mut unit = format!("#line 1 \"{path}\"\n");
-    unit.push_str(&rewrite_launches(&source.text, &source.scan.launches));
-    unit.push_str("\n#line 1 \"ascendc-build generated\"\n");
-    unit.push_str(&codegen::host_entries(prefix, &kernels));
-    unit
-}
+pub(crate) use crate::unit::Source;
 
 /// The file name of a library's kernel binary in its directory.
 pub(crate) fn binary_name(prefix: &str) -> String {
@@ -67,6 +40,7 @@ pub(crate) fn build(
 ) -> Result<PathBuf, Error> {
     let src_dir = dir.join("host");
     let mut units = Vec::new();
+    let hook = Hook::Crate { prefix };
     for (i, s) in sources.iter().enumerate() {
         let stem = s
             .path
@@ -74,24 +48,26 @@ pub(crate) fn build(
             .and_then(|n| n.to_str())
             .unwrap_or("kernel");
         let unit = src_dir.join(format!("{i}_{stem}.cpp"));
-        write(&unit, &host_unit(prefix, s))?;
+        write(&unit, &unit::host_unit(s, &hook, &[]))?;
         units.push(unit);
     }
-    let kernels: Vec<_> = sources.iter().flat_map(|s| s.scan.kernels.iter()).collect();
     let table = src_dir.join("binary_table.cpp");
-    write(&table, &codegen::host_binary_table(prefix, &kernels))?;
+    write(&table, &unit::binary_table(&hook))?;
 
     let mut cc = base(cfg, dir);
     cc.std("c++17")
         .warnings(false)
         .include(include_dir())
         .define("ASCENDC_HOST", "1")
+        .define("__NPU_ARCH__", "2201")
         .define(
             "ASCENDC_HOST_ENQUEUE",
             format!("{prefix}__enqueue").as_str(),
         )
         .pic(true)
         .flag_if_supported("-pthread")
+        .flag_if_supported("-ffunction-sections")
+        .flag_if_supported("-fdata-sections")
         // Only the kernel table leaves the binary; nothing of it interposes on the program.
         .flag_if_supported("-fvisibility=hidden")
         .flag_if_supported("-fvisibility-inlines-hidden");
@@ -147,7 +123,7 @@ pub(crate) fn build(
     let macos = cfg
         .env_or(&cfg.target, "TARGET")
         .is_some_and(|t| t.contains("apple"));
-    link.arg(if macos { "-dynamiclib" } else { "-shared" })
+    link.args(unit::shared_link_flags(macos))
         .arg("-o")
         .arg(&binary)
         .args(unit_objs)

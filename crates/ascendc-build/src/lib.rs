@@ -68,6 +68,8 @@ mod detect;
 mod host;
 mod npu;
 mod parse;
+pub mod program;
+mod unit;
 
 use std::ffi::OsString;
 use std::fmt;

@@ -1,139 +1,34 @@
-//! Reading AscendC sources: the kernels they define (`__global__` functions and their parameter
-//! lists) and the `kernel<<<blockDim, l2ctrl, stream>>>(args)` launches they contain.
+//! Reading AscendC sources: the kernels they define (`__global__` functions: names, parameter
+//! lists, core kinds, template parameters, namespaces), the instantiations of template kernels
+//! they write, the `kernel<<<blockDim, dyn, stream>>>(args)` launches they contain, their
+//! `asm("trap")` statements and their `main`.
 //!
 //! This is a tokenizer, not a C++ parser: comments, string and character literals (raw strings
-//! included) and preprocessor lines are skipped, braces are counted, and kernels are recognised
-//! only at namespace scope of the file (or inside `extern "C" { ... }`).
+//! included) and preprocessor lines are skipped (the code of every `#if` branch is read), braces
+//! are counted, and kernels are recognised at namespace scope (or inside `extern "C" { ... }`).
+//!
+//! What [`Scan`] records is the interface of the launcher generators: [`Scan::kernels`] are the
+//! kernels a Rust launcher can call by name; [`Scan::templates`] the template kernels, with
+//! their template parameter lists, and [`Scan::instantiations`] the instantiations written in
+//! the source. In host mode every kernel the compiled code instantiates gets an entry in the
+//! kernel binary, under the name the C++ compiler prints for it (`ascendc_host/entry.h`).
+
+mod kernels;
+mod params;
+mod rewrite;
+mod tokens;
 
 use std::fmt;
 
-/// A scalar type the launchers know, by its C++ spelling.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Prim {
-    /// `int8_t`, `signed char`.
-    I8,
-    /// `uint8_t`, `unsigned char`.
-    U8,
-    /// `int16_t`, `short`.
-    I16,
-    /// `uint16_t`, `unsigned short`.
-    U16,
-    /// `int32_t`, `int`.
-    I32,
-    /// `uint32_t`, `unsigned`, `unsigned int`.
-    U32,
-    /// `int64_t`, `long long`, `long` (LP64).
-    I64,
-    /// `uint64_t`, `unsigned long long`, `unsigned long` (LP64).
-    U64,
-    /// `float`.
-    F32,
-    /// `double`.
-    F64,
-    /// `half` (IEEE binary16), carried as its bits in a `u16`.
-    Half,
-    /// `bfloat16_t`, carried as its bits in a `u16`.
-    Bf16,
-    /// `bool`.
-    Bool,
-    /// `size_t`.
-    Usize,
-}
+// The whole representation, including what only the launcher generators read.
+#[allow(unused_imports)]
+pub use kernels::{CoreKind, Instantiation, InstantiationOrigin, Kernel, TemplateParam};
+#[allow(unused_imports)]
+pub use params::{Param, ParamKind, Prim};
+pub use rewrite::{Edit, LaunchSite, rewrite};
 
-impl Prim {
-    /// Looks a type up by its C++ spelling (qualifiers already removed, words joined by one space).
-    pub fn from_cpp(name: &str) -> Option<Prim> {
-        Some(match name {
-            "int8_t" | "signed char" => Prim::I8,
-            "uint8_t" | "unsigned char" => Prim::U8,
-            "int16_t" | "short" | "short int" | "signed short" => Prim::I16,
-            "uint16_t" | "unsigned short" | "unsigned short int" => Prim::U16,
-            "int32_t" | "int" | "signed" | "signed int" => Prim::I32,
-            "uint32_t" | "unsigned" | "unsigned int" => Prim::U32,
-            "int64_t" | "long long" | "long long int" | "long" | "long int" => Prim::I64,
-            "uint64_t" | "unsigned long long" | "unsigned long" | "unsigned long int" => Prim::U64,
-            "float" => Prim::F32,
-            "double" => Prim::F64,
-            "half" => Prim::Half,
-            "bfloat16_t" => Prim::Bf16,
-            "bool" => Prim::Bool,
-            "size_t" => Prim::Usize,
-            _ => return None,
-        })
-    }
-
-    /// The Rust type a launcher uses for it (`half` and `bfloat16_t` travel as their bits).
-    pub fn rust(self) -> &'static str {
-        match self {
-            Prim::I8 => "i8",
-            Prim::U8 => "u8",
-            Prim::I16 => "i16",
-            Prim::U16 | Prim::Half | Prim::Bf16 => "u16",
-            Prim::I32 => "i32",
-            Prim::U32 => "u32",
-            Prim::I64 => "i64",
-            Prim::U64 => "u64",
-            Prim::F32 => "f32",
-            Prim::F64 => "f64",
-            Prim::Bool => "bool",
-            Prim::Usize => "usize",
-        }
-    }
-}
-
-/// What a kernel parameter is, as far as a launcher is concerned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ParamKind {
-    /// A global-memory pointer (`__gm__ T*`, `GM_ADDR`, any pointer).
-    Gm {
-        /// False when the pointee is `const`.
-        writable: bool,
-        /// The element type; `None` for `GM_ADDR`, `void` and types the generator does not know.
-        elem: Option<Prim>,
-    },
-    /// A scalar passed by value.
-    Scalar(Prim),
-    /// Anything else (a struct by value, a reference, an array, a pointer to pointer): only the
-    /// launch builder can pass it, as raw bytes.
-    Other,
-}
-
-/// One kernel parameter.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Param {
-    /// Its name, when the declaration gives one.
-    pub name: Option<String>,
-    /// Its type as written, without the name (for the generated C++ that unpacks arguments).
-    pub ty: String,
-    /// Its classification.
-    pub kind: ParamKind,
-}
-
-/// A kernel: a `__global__` function at file scope.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Kernel {
-    /// The function name.
-    pub name: String,
-    /// Its parameters, in order.
-    pub params: Vec<Param>,
-    /// 1-based line of the name.
-    pub line: usize,
-    /// Whether it was declared `extern "C"`.
-    pub extern_c: bool,
-}
-
-/// A `callee<<<config>>>` launch site.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LaunchSite {
-    /// Byte range of `callee<<<config>>>` in the source.
-    pub span: (usize, usize),
-    /// The callee as written (`add_custom`, `ns::k`, `k<half>`).
-    pub callee: String,
-    /// The text between `<<<` and `>>>`.
-    pub config: String,
-    /// 1-based line of `<<<`.
-    pub line: usize,
-}
+use kernels::{Scope, kernel_at, scope_of_brace};
+use tokens::{Tk, tokenize};
 
 /// Something in a source the build cannot use; reported as a build warning.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,250 +48,128 @@ impl fmt::Display for Note {
 /// What a source holds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Scan {
-    /// Kernels, in order of first appearance (a declaration followed by its definition counts once).
+    /// Non-template kernels at file scope (or in `extern "C" { }`), in order of first appearance
+    /// (a declaration followed by its definition counts once): those a Rust launcher calls.
     pub kernels: Vec<Kernel>,
+    /// Template kernels at namespace scope, in order of first appearance.
+    pub templates: Vec<Kernel>,
+    /// Non-template kernels inside a namespace (their binary names are qualified: `ns::k`).
+    pub nested: Vec<Kernel>,
+    /// Instantiations of template kernels written in the source: explicit instantiations and
+    /// `k<args><<<...>>>` launches, in source order.
+    pub instantiations: Vec<Instantiation>,
     /// Launch sites, in source order.
     pub launches: Vec<LaunchSite>,
+    /// The `asm("trap")` statements (byte ranges).
+    pub traps: Vec<(usize, usize)>,
+    /// The name of a `main` defined at file scope (byte range), if any.
+    pub main: Option<(usize, usize)>,
+    /// Unqualified `printf` and `assert` calls in device code (byte ranges of the names) and
+    /// what they become: the device's `printf` and `assert`.
+    pub device_calls: Vec<((usize, usize), &'static str)>,
+    /// Whether the source synchronises blocks with each other (`SyncAll`, `CrossCore*Flag`,
+    /// `IBSet`/`IBWait`, `GroupBarrier`, ...): its launches need every block running at once.
+    pub block_sync: bool,
     /// Things skipped, with the reason.
     pub notes: Vec<Note>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Tk {
-    Ident,
-    Number,
-    Str,
-    Char,
-    Punct(u8),
-    /// `<<<`
-    Open3,
-    /// `>>>`
-    Close3,
-    /// `::`
-    Scope,
-}
+/// Calls that make blocks wait for one another.
+const BLOCK_SYNC_CALLS: [&str; 9] = [
+    "SyncAll",
+    "CrossCoreSetFlag",
+    "CrossCoreWaitFlag",
+    "IBSet",
+    "IBWait",
+    "GroupBarrier",
+    "NotifyNextBlock",
+    "WaitPreBlock",
+    // Polled by a core that waits for others' writes to global memory.
+    "DataCacheCleanAndInvalid",
+];
 
-#[derive(Debug, Clone, Copy)]
-struct Tok {
-    kind: Tk,
-    start: usize,
-    end: usize,
-}
+impl Scan {
+    /// Every kernel the source declares: file-scope, template and namespaced ones.
+    pub fn all_kernels(&self) -> impl Iterator<Item = &Kernel> {
+        self.kernels
+            .iter()
+            .chain(self.templates.iter())
+            .chain(self.nested.iter())
+    }
 
-fn tokenize(src: &str) -> Vec<Tok> {
-    let b = src.as_bytes();
-    let mut toks = Vec::new();
-    let mut i = 0;
-    let mut line_start = true;
-    while i < b.len() {
-        let c = b[i];
-        if c == b'\n' {
-            line_start = true;
-            i += 1;
-            continue;
-        }
-        if c.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        if c == b'#' && line_start {
-            // A preprocessor line, with backslash continuations.
-            while i < b.len() && b[i] != b'\n' {
-                if b[i] == b'\\' && b.get(i + 1) == Some(&b'\n') {
-                    i += 2;
-                } else if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-                    i = skip_block_comment(b, i);
-                } else {
-                    i += 1;
-                }
-            }
-            continue;
-        }
-        line_start = false;
-        if c == b'/' && b.get(i + 1) == Some(&b'/') {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-            continue;
-        }
-        if c == b'/' && b.get(i + 1) == Some(&b'*') {
-            i = skip_block_comment(b, i);
-            continue;
-        }
-        let start = i;
-        if c.is_ascii_alphabetic() || c == b'_' {
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            let word = &src[start..i];
-            if b.get(i) == Some(&b'"') && word.ends_with('R') {
-                i = skip_raw_string(b, i);
-                toks.push(Tok {
-                    kind: Tk::Str,
-                    start,
-                    end: i,
-                });
-            } else if b.get(i) == Some(&b'"') && matches!(word, "u8" | "u" | "U" | "L") {
-                i = skip_quoted(b, i, b'"');
-                toks.push(Tok {
-                    kind: Tk::Str,
-                    start,
-                    end: i,
-                });
-            } else {
-                toks.push(Tok {
-                    kind: Tk::Ident,
-                    start,
-                    end: i,
-                });
-            }
-            continue;
-        }
-        if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
-            while i < b.len()
-                && (b[i].is_ascii_alphanumeric()
-                    || b[i] == b'.'
-                    || b[i] == b'\''
-                    || ((b[i] == b'+' || b[i] == b'-')
-                        && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')))
-            {
-                i += 1;
-            }
-            toks.push(Tok {
-                kind: Tk::Number,
-                start,
-                end: i,
+    /// The edits of host mode: launches, traps and, with `rename_main`, `main` renamed to
+    /// `main_name`.
+    pub fn host_edits(&self, rename_main: Option<&str>) -> Vec<Edit> {
+        let mut edits: Vec<Edit> = self.launches.iter().map(LaunchSite::edit).collect();
+        edits.extend(self.traps.iter().map(|&span| Edit {
+            span,
+            text: "::ascendc_host::trap_instruction()".into(),
+        }));
+        edits.extend(self.device_calls.iter().map(|&(span, text)| Edit {
+            span,
+            text: text.into(),
+        }));
+        if let (Some(span), Some(name)) = (self.main, rename_main) {
+            edits.push(Edit {
+                span,
+                text: name.to_string(),
             });
-            continue;
         }
-        if c == b'"' || c == b'\'' {
-            i = skip_quoted(b, i, c);
-            toks.push(Tok {
-                kind: if c == b'"' { Tk::Str } else { Tk::Char },
-                start,
-                end: i,
-            });
-            continue;
-        }
-        let three = |x: u8| b.get(i + 1) == Some(&x) && b.get(i + 2) == Some(&x);
-        let (kind, len) = if c == b'<' && three(b'<') {
-            (Tk::Open3, 3)
-        } else if c == b'>' && three(b'>') {
-            (Tk::Close3, 3)
-        } else if c == b':' && b.get(i + 1) == Some(&b':') {
-            (Tk::Scope, 2)
-        } else {
-            (Tk::Punct(c), 1)
-        };
-        i += len;
-        toks.push(Tok {
-            kind,
-            start,
-            end: i,
-        });
+        edits.sort_by_key(|e| e.span.0);
+        edits
     }
-    toks
-}
-
-fn skip_block_comment(b: &[u8], mut i: usize) -> usize {
-    i += 2;
-    while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
-        i += 1;
-    }
-    (i + 2).min(b.len())
-}
-
-fn skip_quoted(b: &[u8], mut i: usize, quote: u8) -> usize {
-    i += 1;
-    while i < b.len() && b[i] != quote && b[i] != b'\n' {
-        if b[i] == b'\\' {
-            i += 1;
-        }
-        i += 1;
-    }
-    (i + 1).min(b.len())
-}
-
-/// `R"delim( ... )delim"`, starting at the opening quote.
-fn skip_raw_string(b: &[u8], mut i: usize) -> usize {
-    i += 1;
-    let delim_start = i;
-    while i < b.len() && b[i] != b'(' && b[i] != b'\n' {
-        i += 1;
-    }
-    let delim = &b[delim_start..i.min(b.len())];
-    let mut close = Vec::with_capacity(delim.len() + 2);
-    close.push(b')');
-    close.extend_from_slice(delim);
-    close.push(b'"');
-    while i < b.len() {
-        if b[i..].starts_with(&close) {
-            return i + close.len();
-        }
-        i += 1;
-    }
-    b.len()
-}
-
-fn line_of(src: &str, pos: usize) -> usize {
-    src.as_bytes()[..pos.min(src.len())]
-        .iter()
-        .filter(|&&c| c == b'\n')
-        .count()
-        + 1
 }
 
 /// Reads the kernels and launch sites of a source.
 pub fn scan(src: &str) -> Scan {
     let toks = tokenize(src);
-    let text = |t: &Tok| &src[t.start..t.end];
     let mut out = Scan::default();
-    // Brace stack: true for an `extern "C" {` block, which does not open a scope.
-    let mut braces: Vec<bool> = Vec::new();
-    let mut i = 0;
-    while i < toks.len() {
-        let t = toks[i];
+    let mut scopes: Vec<Scope> = Vec::new();
+    let mut file_scope = vec![false; toks.len()];
+    for (i, t) in toks.iter().enumerate() {
+        file_scope[i] = scopes.iter().all(|s| *s == Scope::ExternC);
         match t.kind {
-            Tk::Punct(b'{') => {
-                let extern_block = i >= 2
-                    && text(&toks[i - 2]) == "extern"
-                    && toks[i - 1].kind == Tk::Str
-                    && text(&toks[i - 1]) == "\"C\"";
-                braces.push(extern_block);
-            }
+            Tk::Punct(b'{') => scopes.push(scope_of_brace(src, &toks, i)),
             Tk::Punct(b'}') => {
-                braces.pop();
+                scopes.pop();
             }
             Tk::Open3 => {
-                if let Some(site) = launch_site(src, &toks, i) {
+                if let Some(site) = rewrite::launch_site(src, &toks, i) {
                     out.launches.push(site);
                 }
             }
-            Tk::Ident if text(&t) == "__global__" => {
-                let depth = braces.iter().filter(|e| !**e).count();
+            Tk::Ident if BLOCK_SYNC_CALLS.contains(&t.text(src)) => out.block_sync = true,
+            Tk::Ident if t.text(src) == "__global__" => {
+                let in_code = scopes
+                    .iter()
+                    .any(|s| matches!(s, Scope::Class | Scope::Block));
                 match kernel_at(src, &toks, i) {
-                    Ok(Some((kernel, _))) if depth > 0 => out.notes.push(Note {
-                        line: kernel.line,
+                    Ok(Some(found)) if in_code => out.notes.push(Note {
+                        line: found.kernel.line,
                         message: format!(
-                            "kernel `{}` is not at file scope (inside a namespace or class): no launcher is generated for it",
-                            kernel.name
+                            "kernel `{}` is not at namespace scope (inside a class or function): \
+                             it gets no entry and no launcher",
+                            found.kernel.name
                         ),
                     }),
-                    Ok(Some((kernel, _))) => {
-                        match out.kernels.iter().find(|k| k.name == kernel.name) {
-                            Some(seen) if seen.params.len() != kernel.params.len() => {
-                                out.notes.push(Note {
-                                    line: kernel.line,
-                                    message: format!(
-                                        "kernel `{}` is declared again with {} parameter(s) instead of {}: overloaded kernels get no launcher",
-                                        kernel.name,
-                                        kernel.params.len(),
-                                        seen.params.len()
-                                    ),
-                                });
-                            }
-                            Some(_) => {}
-                            None => out.kernels.push(kernel),
+                    Ok(Some(found)) => {
+                        let mut kernel = found.kernel;
+                        kernel.namespace = scopes
+                            .iter()
+                            .filter_map(|s| match s {
+                                Scope::Namespace(n) => Some(n.clone()),
+                                _ => None,
+                            })
+                            .collect();
+                        if let Some(args) = found.explicit_args {
+                            out.instantiations.push(Instantiation {
+                                kernel: kernel.qualified_name(),
+                                args,
+                                line: kernel.line,
+                                origin: InstantiationOrigin::Explicit,
+                            });
+                        } else {
+                            add_kernel(&mut out, kernel);
                         }
                     }
                     Ok(None) => {}
@@ -405,336 +178,87 @@ pub fn scan(src: &str) -> Scan {
             }
             _ => {}
         }
-        i += 1;
     }
-    out
-}
-
-/// The kernel whose declaration contains the `__global__` token at `at`.
-fn kernel_at(src: &str, toks: &[Tok], at: usize) -> Result<Option<(Kernel, usize)>, Note> {
-    let text = |t: &Tok| &src[t.start..t.end];
-    // Back to the start of the declaration.
-    let mut s = at;
-    while s > 0 {
-        let p = toks[s - 1];
-        if matches!(p.kind, Tk::Punct(b';') | Tk::Punct(b'}') | Tk::Punct(b'{')) {
-            break;
-        }
-        s -= 1;
-    }
-    let head = &toks[s..at];
-    let extern_c = head
-        .windows(2)
-        .any(|w| text(&w[0]) == "extern" && w[1].kind == Tk::Str && text(&w[1]) == "\"C\"");
-    let line = line_of(src, toks[at].start);
-    if head.iter().any(|t| text(t) == "template") {
-        return Err(Note {
-            line,
-            message: "template kernel: no launcher is generated for it".into(),
-        });
-    }
-    // Forward to the parameter list.
-    let mut j = at + 1;
-    while j < toks.len() && toks[j].kind != Tk::Punct(b'(') {
-        if matches!(toks[j].kind, Tk::Punct(b';') | Tk::Punct(b'{')) {
-            return Ok(None);
-        }
-        j += 1;
-    }
-    if j >= toks.len() || j == 0 || toks[j - 1].kind != Tk::Ident {
-        return Ok(None);
-    }
-    let name = text(&toks[j - 1]).to_string();
-    let line = line_of(src, toks[j - 1].start);
-    let open = j;
-    let mut depth = 0usize;
-    let mut close = None;
-    for (k, t) in toks.iter().enumerate().skip(open) {
-        match t.kind {
-            Tk::Punct(b'(') => depth += 1,
-            Tk::Punct(b')') => {
-                depth -= 1;
-                if depth == 0 {
-                    close = Some(k);
-                    break;
-                }
-            }
-            _ => {}
-        }
-    }
-    let Some(close) = close else {
-        return Err(Note {
-            line,
-            message: format!("kernel `{name}`: unbalanced parameter list"),
-        });
-    };
-    let params = split_params(src, &toks[open + 1..close]);
-    Ok(Some((
-        Kernel {
-            name,
-            params,
-            line,
-            extern_c,
-        },
-        close,
-    )))
-}
-
-fn split_params(src: &str, toks: &[Tok]) -> Vec<Param> {
-    let mut groups: Vec<Vec<Tok>> = vec![Vec::new()];
-    let (mut paren, mut angle) = (0i32, 0i32);
-    for t in toks {
-        match t.kind {
-            Tk::Punct(b'(') | Tk::Punct(b'[') | Tk::Punct(b'{') => paren += 1,
-            Tk::Punct(b')') | Tk::Punct(b']') | Tk::Punct(b'}') => paren -= 1,
-            Tk::Punct(b'<') => angle += 1,
-            Tk::Punct(b'>') => angle -= 1,
-            Tk::Close3 => angle -= 3,
-            Tk::Punct(b',') if paren == 0 && angle <= 0 => {
-                groups.push(Vec::new());
-                continue;
-            }
-            _ => {}
-        }
-        if let Some(g) = groups.last_mut() {
-            g.push(*t);
-        }
-    }
-    let text = |t: &Tok| &src[t.start..t.end];
-    if groups.len() == 1 {
-        let g = &groups[0];
-        if g.is_empty() || (g.len() == 1 && text(&g[0]) == "void") {
-            return Vec::new();
-        }
-    }
-    groups
-        .into_iter()
-        .map(|mut g| {
-            // A default value is not part of the type.
-            if let Some(eq) = g.iter().position(|t| t.kind == Tk::Punct(b'=')) {
-                g.truncate(eq);
-            }
-            param(src, &g)
-        })
-        .collect()
-}
-
-/// Words that end a type rather than name a parameter.
-const TYPE_WORDS: [&str; 16] = [
-    "int",
-    "unsigned",
-    "signed",
-    "short",
-    "long",
-    "char",
-    "float",
-    "double",
-    "bool",
-    "void",
-    "const",
-    "volatile",
-    "__gm__",
-    "__restrict__",
-    "__restrict",
-    "GM_ADDR",
-];
-
-fn param(src: &str, toks: &[Tok]) -> Param {
-    let text = |t: &Tok| &src[t.start..t.end];
-    let named = toks.len() >= 2
-        && toks[toks.len() - 1].kind == Tk::Ident
-        && !TYPE_WORDS.contains(&text(&toks[toks.len() - 1]))
-        && toks[toks.len() - 2].kind != Tk::Scope;
-    let (ty_toks, name) = if named {
-        (
-            &toks[..toks.len() - 1],
-            Some(text(&toks[toks.len() - 1]).to_string()),
-        )
-    } else {
-        (toks, None)
-    };
-    let mut ty = String::new();
-    for t in ty_toks {
-        let word = text(t);
-        let glue = matches!(t.kind, Tk::Punct(b'*') | Tk::Punct(b'&') | Tk::Scope)
-            || ty.ends_with("::")
-            || ty.is_empty();
-        if !glue {
-            ty.push(' ');
-        }
-        ty.push_str(word);
-    }
-    Param {
-        name,
-        kind: classify(src, ty_toks),
-        ty,
-    }
-}
-
-const QUALIFIERS: [&str; 7] = [
-    "const",
-    "volatile",
-    "__gm__",
-    "__restrict__",
-    "__restrict",
-    "struct",
-    "class",
-];
-
-fn classify(src: &str, toks: &[Tok]) -> ParamKind {
-    let text = |t: &Tok| &src[t.start..t.end];
-    if toks.is_empty()
-        || toks.iter().any(|t| {
-            matches!(
-                t.kind,
-                Tk::Punct(b'&') | Tk::Punct(b'[') | Tk::Punct(b'<') | Tk::Punct(b'(')
-            )
-        })
-    {
-        return ParamKind::Other;
-    }
-    let stars: Vec<usize> = toks
+    out.traps = rewrite::trap_sites(src, &toks);
+    out.main = rewrite::main_site(src, &toks, &file_scope);
+    out.device_calls = rewrite::device_calls(src, &toks);
+    let launched: Vec<Instantiation> = out
+        .launches
         .iter()
-        .enumerate()
-        .filter(|(_, t)| t.kind == Tk::Punct(b'*'))
-        .map(|(i, _)| i)
+        .filter_map(|l| {
+            let (base, rest) = l.callee.split_once('<')?;
+            let base = base.trim().trim_start_matches("::");
+            let known = out.templates.iter().any(|k| {
+                let q = k.qualified_name();
+                q == base || q.ends_with(&format!("::{base}")) || k.name == base
+            });
+            known.then(|| Instantiation {
+                kernel: base.to_string(),
+                args: rest.trim_end().trim_end_matches('>').trim().to_string(),
+                line: l.line,
+                origin: InstantiationOrigin::Launch,
+            })
+        })
         .collect();
-    let words = |ts: &[Tok]| -> Option<String> {
-        let mut w = Vec::new();
-        for t in ts {
-            if t.kind != Tk::Ident {
-                return None;
-            }
-            let s = text(t);
-            if !QUALIFIERS.contains(&s) {
-                w.push(s);
-            }
-        }
-        Some(w.join(" "))
-    };
-    match stars.as_slice() {
-        [] => {
-            let Some(name) = words(toks) else {
-                return ParamKind::Other;
-            };
-            if name == "GM_ADDR" {
-                ParamKind::Gm {
-                    writable: true,
-                    elem: None,
-                }
-            } else {
-                Prim::from_cpp(&name).map_or(ParamKind::Other, ParamKind::Scalar)
-            }
-        }
-        [star] => {
-            let pointee = &toks[..*star];
-            let Some(name) = words(pointee) else {
-                return ParamKind::Other;
-            };
-            if name == "GM_ADDR" {
-                return ParamKind::Other;
-            }
-            let writable = !pointee.iter().any(|t| text(t) == "const");
-            ParamKind::Gm {
-                writable,
-                elem: Prim::from_cpp(&name),
-            }
-        }
-        _ => ParamKind::Other,
+    out.instantiations.extend(launched);
+    out.instantiations.sort_by_key(|i| i.line);
+    for k in &out.templates {
+        out.notes.push(Note {
+            line: k.line,
+            message: format!(
+                "template kernel `{}`: the instantiations its C++ launches (or explicit \
+                 instantiations) make get entries in the kernel binary; no Rust launcher is \
+                 generated for it",
+                k.qualified_name()
+            ),
+        });
     }
-}
-
-/// The launch site whose `<<<` token is at `at`, if it is followed by `>>>` and an argument list.
-fn launch_site(src: &str, toks: &[Tok], at: usize) -> Option<LaunchSite> {
-    // The callee: identifiers joined by `::`, optionally followed by template arguments.
-    let mut s = at;
-    if s > 0 && toks[s - 1].kind == Tk::Punct(b'>') {
-        let mut depth = 0i32;
-        while s > 0 {
-            s -= 1;
-            match toks[s].kind {
-                Tk::Punct(b'>') => depth += 1,
-                Tk::Punct(b'<') => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        if depth != 0 {
-            return None;
-        }
+    for k in &out.nested {
+        out.notes.push(Note {
+            line: k.line,
+            message: format!(
+                "kernel `{}` is inside a namespace: it gets an entry in the kernel binary under \
+                 that name, no Rust launcher",
+                k.qualified_name()
+            ),
+        });
     }
-    if s == 0 || toks[s - 1].kind != Tk::Ident {
-        return None;
-    }
-    s -= 1;
-    while s >= 2 && toks[s - 1].kind == Tk::Scope && toks[s - 2].kind == Tk::Ident {
-        s -= 2;
-    }
-    if s >= 1 && toks[s - 1].kind == Tk::Scope {
-        s -= 1;
-    }
-    let mut depth = 0i32;
-    let mut close = None;
-    for (k, t) in toks.iter().enumerate().skip(at + 1) {
-        match t.kind {
-            Tk::Punct(b'(') | Tk::Punct(b'[') | Tk::Punct(b'{') => depth += 1,
-            Tk::Punct(b')') | Tk::Punct(b']') | Tk::Punct(b'}') => {
-                depth -= 1;
-                if depth < 0 {
-                    return None;
-                }
-            }
-            Tk::Punct(b';') => return None,
-            Tk::Close3 if depth == 0 => {
-                close = Some(k);
-                break;
-            }
-            _ => {}
-        }
-    }
-    let close = close?;
-    if toks.get(close + 1)?.kind != Tk::Punct(b'(') {
-        return None;
-    }
-    let callee = src[toks[s].start..toks[at].start].trim().to_string();
-    Some(LaunchSite {
-        span: (toks[s].start, toks[close].end),
-        callee,
-        config: src[toks[at].end..toks[close].start].to_string(),
-        line: line_of(src, toks[at].start),
-    })
-}
-
-/// Rewrites every launch site of `src` into a call of the host launcher:
-/// `k<<<a, b, c>>>(args)` becomes `::ascendc_host::launcher(k, "k", a, b, c)(args)`. Line breaks
-/// inside a site are kept, so line numbers do not move.
-pub fn rewrite_launches(src: &str, launches: &[LaunchSite]) -> String {
-    let mut out = String::with_capacity(src.len() + launches.len() * 48);
-    let mut last = 0;
-    for site in launches {
-        let (start, end) = site.span;
-        out.push_str(&src[last..start]);
-        let callee_name = site.callee.replace(char::is_whitespace, "");
-        out.push_str("::ascendc_host::launcher(");
-        out.push_str(&site.callee);
-        out.push_str(", \"");
-        out.push_str(&callee_name.replace('"', ""));
-        out.push_str("\", ");
-        out.push_str(&site.config);
-        out.push(')');
-        let config_lines = site.config.matches('\n').count();
-        let span_lines = src[start..end].matches('\n').count();
-        for _ in config_lines..span_lines {
-            out.push('\n');
-        }
-        last = end;
-    }
-    out.push_str(&src[last..]);
+    out.notes.sort_by_key(|n| n.line);
     out
+}
+
+/// Records a kernel declaration in its list; a second declaration of the same kernel (its
+/// definition after a prototype) completes the first.
+fn add_kernel(out: &mut Scan, kernel: Kernel) {
+    let list = if kernel.template.is_some() {
+        &mut out.templates
+    } else if kernel.namespace.is_empty() {
+        &mut out.kernels
+    } else {
+        &mut out.nested
+    };
+    match list
+        .iter_mut()
+        .find(|k| k.qualified_name() == kernel.qualified_name())
+    {
+        Some(seen) if seen.params.len() != kernel.params.len() => out.notes.push(Note {
+            line: kernel.line,
+            message: format!(
+                "kernel `{}` is declared again with {} parameter(s) instead of {}: overloaded \
+                 kernels get no launcher",
+                kernel.name,
+                kernel.params.len(),
+                seen.params.len()
+            ),
+        }),
+        Some(seen) => {
+            seen.defined |= kernel.defined;
+            if seen.kind == CoreKind::Unspecified {
+                seen.kind = kernel.kind;
+            }
+        }
+        None => list.push(kernel),
+    }
 }
 
 #[cfg(test)]
@@ -843,18 +367,31 @@ void add_custom_do(uint32_t blockDim, void* stream, uint8_t* x, uint8_t* y, uint
     }
 
     #[test]
-    fn skips_templates_and_nested_kernels() {
-        let src = "template <typename T> __global__ __aicore__ void t(T* p) {}\n\
+    fn templates_and_nested_kernels_are_recorded_apart() {
+        let src = "template <typename T, uint32_t N = 8> __global__ __aicore__ void t(__gm__ T* p) {}\n\
                    namespace ns { extern \"C\" __global__ void inner(int x) {} }\n\
                    extern \"C\" { __global__ __aicore__ void in_block(int x) {} }\n\
+                   struct S { __global__ void member(int x) {} };\n\
                    extern \"C\" __global__ void none(void) {}";
         let s = scan(src);
         let names: Vec<_> = s.kernels.iter().map(|k| k.name.as_str()).collect();
         assert_eq!(names, ["in_block", "none"]);
         assert!(s.kernels[1].params.is_empty());
-        assert_eq!(s.notes.len(), 2, "{:?}", s.notes);
-        assert!(s.notes[0].message.contains("template"));
-        assert!(s.notes[1].message.contains("`inner`"));
+        assert_eq!(s.templates.len(), 1);
+        let t = &s.templates[0];
+        let tp = t.template.as_ref().unwrap();
+        assert_eq!(tp.len(), 2);
+        assert!(tp[0].is_type);
+        assert_eq!(tp[0].name.as_deref(), Some("T"));
+        assert_eq!(tp[1].name.as_deref(), Some("N"));
+        assert!(!tp[1].is_type);
+        assert_eq!(tp[1].default.as_deref(), Some("8"));
+        assert_eq!(s.nested.len(), 1);
+        assert_eq!(s.nested[0].qualified_name(), "ns::inner");
+        assert_eq!(s.notes.len(), 3, "{:?}", s.notes);
+        assert!(s.notes[0].message.contains("template kernel `t`"));
+        assert!(s.notes[1].message.contains("`ns::inner`"));
+        assert!(s.notes[2].message.contains("`member`"));
     }
 
     #[test]
@@ -864,10 +401,10 @@ void add_custom_do(uint32_t blockDim, void* stream, uint8_t* x, uint8_t* y, uint
         let site = &s.launches[0];
         assert_eq!(site.callee, "add_custom");
         assert_eq!(site.line, 18);
-        let out = rewrite_launches(ADD, &s.launches);
+        let out = rewrite(ADD, &s.host_edits(None));
         assert!(
             out.contains(
-                "::ascendc_host::launcher(add_custom, \"add_custom\", blockDim, nullptr,\n                 stream)(x, y, z);"
+                "::ascendc_host::launch<add_custom>(blockDim, nullptr,\n                 stream)(x, y, z);"
             ),
             "{out}"
         );
@@ -880,16 +417,15 @@ void add_custom_do(uint32_t blockDim, void* stream, uint8_t* x, uint8_t* y, uint
 
     #[test]
     fn rewrites_qualified_and_template_callees() {
-        let src =
-            "void f(void* s) { ns::k<<<8, nullptr, s>>>(a); t<half><<<2, nullptr, s>>>(b, c); }";
+        let src = "void f(void* s) { ns::k<<<8, nullptr, s>>>(a); t<half><<<2, 0, s>>>(b, c); }";
         let s = scan(src);
         let callees: Vec<_> = s.launches.iter().map(|l| l.callee.as_str()).collect();
         assert_eq!(callees, ["ns::k", "t<half>"]);
-        let out = rewrite_launches(src, &s.launches);
+        let out = rewrite(src, &s.host_edits(None));
         assert_eq!(
             out,
-            "void f(void* s) { ::ascendc_host::launcher(ns::k, \"ns::k\", 8, nullptr, s)(a); \
-             ::ascendc_host::launcher(t<half>, \"t<half>\", 2, nullptr, s)(b, c); }"
+            "void f(void* s) { ::ascendc_host::launch<ns::k>(8, nullptr, s)(a); \
+             ::ascendc_host::launch<t<half>>(2, 0, s)(b, c); }"
         );
     }
 
@@ -908,5 +444,70 @@ void add_custom_do(uint32_t blockDim, void* stream, uint8_t* x, uint8_t* y, uint
         let s = scan(src);
         assert_eq!(s.launches.len(), 1);
         assert_eq!(s.launches[0].line, 6);
+    }
+
+    #[test]
+    fn kernel_kinds_come_from_qualifiers_and_task_types() {
+        let src = "__global__ __vector__ void v(GM_ADDR x) {}\n\
+                   __global__ __cube__ void c(GM_ADDR x) {}\n\
+                   __global__ __mix__(1, 2) void m(GM_ADDR a, __kfc_workspace__ GM_ADDR w, \
+                   AscendC::tiling::TCubeTiling t) {}\n\
+                   extern \"C\" __global__ __aicore__ void d(GM_ADDR x) { \
+                   KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_1); }\n\
+                   extern \"C\" __global__ __aicore__ void plain(GM_ADDR x) {}";
+        let s = scan(src);
+        let kinds: Vec<_> = s
+            .kernels
+            .iter()
+            .map(|k| (k.name.as_str(), k.kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("v", CoreKind::Vector),
+                ("c", CoreKind::Cube),
+                ("m", CoreKind::Mix { cube: 1, vector: 2 }),
+                ("d", CoreKind::Mix { cube: 1, vector: 1 }),
+                ("plain", CoreKind::Unspecified)
+            ]
+        );
+        let m = &s.kernels[2];
+        assert_eq!(m.params.len(), 3);
+        assert!(m.params[1].workspace && !m.params[0].workspace);
+        assert_eq!(m.params[1].ty, "GM_ADDR");
+        assert_eq!(m.params[2].kind, ParamKind::Other);
+        assert!(!s.block_sync);
+    }
+
+    #[test]
+    fn instantiations_traps_main_and_block_sync_are_found() {
+        let src = "template <uint32_t N> __global__ __vector__ void k(__gm__ float* x) \
+                   { asm volatile(\"trap\"); AscendC::SyncAll(); }\n\
+                   template __global__ __vector__ void k<64>(__gm__ float* x);\n\
+                   int32_t main(int32_t argc, char* argv[])\n{\n    constexpr uint32_t n = 8;\n    \
+                   k<n><<<8, 0, stream>>>(x);\n    return 0;\n}\n";
+        let s = scan(src);
+        assert_eq!(s.templates.len(), 1);
+        let inst: Vec<_> = s
+            .instantiations
+            .iter()
+            .map(|i| (i.kernel.as_str(), i.args.as_str(), i.origin))
+            .collect();
+        assert_eq!(
+            inst,
+            [
+                ("k", "64", InstantiationOrigin::Explicit),
+                ("k", "n", InstantiationOrigin::Launch)
+            ]
+        );
+        assert_eq!(s.traps.len(), 1);
+        assert!(s.block_sync);
+        let (a, b) = s.main.unwrap();
+        assert_eq!(&src[a..b], "main");
+        let out = rewrite(src, &s.host_edits(Some("renamed_main")));
+        assert!(out.contains("{ ::ascendc_host::trap_instruction(); AscendC::SyncAll(); }"));
+        assert!(out.contains("int32_t renamed_main(int32_t argc"));
+        assert!(out.contains("::ascendc_host::launch<k<n>>(8, 0, stream)(x);"));
+        assert_eq!(out.lines().count(), src.lines().count());
     }
 }

@@ -54,7 +54,7 @@ fn build(out: &Path, kernel: &Path, include: &Path) -> Build {
     let mut b = Build::new();
     b.file(kernel)
         .include(include)
-        .define("N", Some("4"))
+        .define("LANES", Some("4"))
         .out_dir(out)
         .crate_name("t")
         .cargo_metadata(false)
@@ -227,7 +227,7 @@ fn npu_mode_through_a_stand_in_ascendc_cmake_and_the_failures_users_meet() {
             "ascendc_include_directories(ascendc_build_t_k PRIVATE;{})",
             inc.display()
         ),
-        "ascendc_compile_definitions(ascendc_build_t_k PRIVATE;N=4)".to_string(),
+        "ascendc_compile_definitions(ascendc_build_t_k PRIVATE;LANES=4)".to_string(),
     ];
     assert_eq!(calls.lines().collect::<Vec<_>>(), expected);
     let wrapper = std::fs::read_to_string(&wrapper).unwrap();

@@ -1,22 +1,19 @@
-// AscendC host layer: memory management and queues. `TPipe` hands out local buffers (within
-// the unified buffer's capacity), `TQue`/`TQueBind` pass them between the copy-in, compute and
-// copy-out stages, `TBuf` holds scratch memory. Misuse — no free buffer, an empty DeQue, a
-// tensor freed twice or enqueued on the wrong queue — fails the block.
+// AscendC host layer: memory management and queues. `TPipe` hands out ranges of the core's
+// buffers (memory.h; each position's buffer from address 0, each range rounded up to 32
+// bytes), `TQue`/`TQueBind` pass them between the copy-in, compute and copy-out stages, `TBuf`
+// holds scratch memory. Misuse — no free buffer, an empty DeQue, a tensor freed twice or
+// enqueued on the wrong queue, more memory than the buffer has — fails the block.
+// Documentation: docs/zh/api/SIMD-API/基础API/资源管理 (TPipe, TQue, TQueBind, TBuf).
 #ifndef ASCENDC_HOST_PIPE_H
 #define ASCENDC_HOST_PIPE_H
 
+#include "sync.h"
 #include "tensor.h"
 
 #include <deque>
 #include <memory>
 #include <new>
 #include <vector>
-
-// Bytes of local memory a TPipe may hand out (the unified buffer of the core): 192 KiB unless
-// the build defines another size.
-#ifndef ASCENDC_HOST_UB_BYTES
-#define ASCENDC_HOST_UB_BYTES (192u * 1024u)
-#endif
 
 namespace AscendC {
 
@@ -39,7 +36,7 @@ public:
         for (ascendc_host::LocalBuf* b : bufs_) {
             if (b->state == ascendc_host::BufState::Free) {
                 b->state = ascendc_host::BufState::Allocated;
-                return LocalTensor<T>(b, 0, b->bytes / static_cast<uint32_t>(sizeof(T)));
+                return LocalTensor<T>(b, SRC, 0, b->bytes / static_cast<uint32_t>(sizeof(T)));
             }
         }
         ascendc_host::fault("AllocTensor: all %zu buffers of the queue are in use (FreeTensor "
@@ -84,7 +81,7 @@ public:
         ascendc_host::LocalBuf* b = queue_.front();
         queue_.pop_front();
         b->state = ascendc_host::BufState::Allocated;
-        return LocalTensor<T>(b, 0, b->bytes / static_cast<uint32_t>(sizeof(T)));
+        return LocalTensor<T>(b, DST, 0, b->bytes / static_cast<uint32_t>(sizeof(T)));
     }
 
     // Gives an allocated tensor's buffer back to the queue.
@@ -114,7 +111,12 @@ public:
         return false;
     }
 
-    // Host layer: called by TPipe::InitBuffer.
+    // Host layer: the buffer the queue's memory is in, and TPipe::InitBuffer's call.
+    static constexpr Hardware host_hw()
+    {
+        return ascendc_host::hw_of(SRC) == Hardware::GM ? ascendc_host::hw_of(DST)
+                                                         : ascendc_host::hw_of(SRC);
+    }
     void host_attach(std::vector<ascendc_host::LocalBuf*> bufs)
     {
         if (!bufs_.empty()) {
@@ -157,7 +159,7 @@ public:
     LocalTensor<T> Get()
     {
         ascendc_host::LocalBuf* b = buf("TBuf::Get");
-        return LocalTensor<T>(b, 0, b->bytes / static_cast<uint32_t>(sizeof(T)));
+        return LocalTensor<T>(b, POS, 0, b->bytes / static_cast<uint32_t>(sizeof(T)));
     }
 
     // The first `len` elements of the buffer as a tensor.
@@ -169,7 +171,7 @@ public:
             ascendc_host::fault("TBuf::Get: %u elements of %zu bytes exceed the buffer's %u bytes",
                                 len, sizeof(T), b->bytes);
         }
-        return LocalTensor<T>(b, 0, len);
+        return LocalTensor<T>(b, POS, 0, len);
     }
 
     // `size` elements starting `offset` bytes into the buffer.
@@ -182,10 +184,11 @@ public:
                                 "%u bytes",
                                 size, offset, b->bytes);
         }
-        return LocalTensor<T>(b, offset, size);
+        return LocalTensor<T>(b, POS, offset, size);
     }
 
-    // Host layer: called by TPipe::InitBuffer.
+    // Host layer: the buffer the TBuf's memory is in, and TPipe::InitBuffer's call.
+    static constexpr Hardware host_hw() { return ascendc_host::hw_of(POS); }
     void host_attach(ascendc_host::LocalBuf* b)
     {
         if (buf_ != nullptr) {
@@ -210,13 +213,25 @@ private:
 
 class TPipe {
 public:
-    TPipe() = default;
+    TPipe()
+    {
+        if (ascendc_host::current != nullptr) {
+            saved_ = ascendc_host::current->pipe;
+            ascendc_host::current->pipe = this;
+        }
+    }
     TPipe(const TPipe&) = delete;
     TPipe& operator=(const TPipe&) = delete;
-    ~TPipe() { Destroy(); }
+    ~TPipe()
+    {
+        Destroy();
+        if (ascendc_host::current != nullptr && ascendc_host::current->pipe == this) {
+            ascendc_host::current->pipe = saved_;
+        }
+    }
 
     // `num` buffers of `len` bytes for a queue (each takes `len` rounded up to 32 bytes of the
-    // local memory).
+    // queue's buffer).
     template <class Q>
     bool InitBuffer(Q& que, uint8_t num, uint32_t len)
     {
@@ -225,7 +240,7 @@ public:
         }
         std::vector<ascendc_host::LocalBuf*> bufs;
         for (uint8_t i = 0; i < num; ++i) {
-            bufs.push_back(allocate(len));
+            bufs.push_back(allocate(Q::host_hw(), len));
         }
         que.host_attach(std::move(bufs));
         return true;
@@ -235,56 +250,93 @@ public:
     template <TPosition POS>
     bool InitBuffer(TBuf<POS>& buf, uint32_t len)
     {
-        buf.host_attach(allocate(len));
+        buf.host_attach(allocate(TBuf<POS>::host_hw(), len));
         return true;
     }
 
     void Init() {}
-    void Reset() {}
-    void Destroy()
+    void Reset()
     {
-        for (ascendc_host::LocalBuf& b : bufs_) {
-            ::operator delete[](b.data, std::align_val_t(ascendc_host::kBlockBytes));
-            b.data = nullptr;
-        }
         bufs_.clear();
-        used_ = 0;
+        for (uint32_t& u : used_) {
+            u = 0;
+        }
+    }
+    void Destroy() { Reset(); }
+
+    // Event ids for SetFlag/WaitFlag (0..7, as the device's).
+    template <HardEvent EVT>
+    TEventID FetchEventID()
+    {
+        return static_cast<TEventID>(next_event_[static_cast<uint32_t>(EVT)]);
+    }
+    TEventID FetchEventID(HardEvent evt)
+    {
+        return static_cast<TEventID>(next_event_[static_cast<uint32_t>(evt)]);
+    }
+    template <HardEvent EVT>
+    TEventID AllocEventID()
+    {
+        uint32_t& n = next_event_[static_cast<uint32_t>(EVT)];
+        if (n >= ascendc_host::kEventIds) {
+            ascendc_host::fault("TPipe::AllocEventID<HardEvent::%s>: all %u event ids are in use",
+                                ascendc_host::event_name(EVT), ascendc_host::kEventIds);
+        }
+        return static_cast<TEventID>(n++);
+    }
+    template <HardEvent EVT>
+    void ReleaseEventID(TEventID id)
+    {
+        uint32_t& n = next_event_[static_cast<uint32_t>(EVT)];
+        if (n > 0 && static_cast<uint32_t>(id) == n - 1) {
+            --n;
+        }
     }
 
-    // Bytes handed out so far.
-    uint64_t host_used() const { return used_; }
+    // Bytes handed out so far in the Unified Buffer (or in buffer `hw`).
+    uint64_t host_used(Hardware hw = Hardware::UB) const { return used_[static_cast<uint32_t>(hw)]; }
 
 private:
-    ascendc_host::LocalBuf* allocate(uint32_t len)
+    ascendc_host::LocalBuf* allocate(Hardware hw, uint32_t len)
     {
         if (len == 0) {
             ascendc_host::fault("TPipe::InitBuffer: a buffer of 0 bytes");
         }
+        const uint32_t h = static_cast<uint32_t>(hw);
         const uint64_t rounded =
             (static_cast<uint64_t>(len) + ascendc_host::kBlockBytes - 1) /
             ascendc_host::kBlockBytes * ascendc_host::kBlockBytes;
-        if (used_ + rounded > ASCENDC_HOST_UB_BYTES) {
-            ascendc_host::fault("TPipe::InitBuffer: %llu more bytes exceed the %u bytes of local "
-                                "memory (%llu already in use)",
-                                static_cast<unsigned long long>(rounded),
-                                static_cast<unsigned>(ASCENDC_HOST_UB_BYTES),
-                                static_cast<unsigned long long>(used_));
+        const uint32_t cap = ascendc_host::hw_capacity(hw);
+        if (used_[h] + rounded > cap) {
+            ascendc_host::fault("TPipe::InitBuffer: %llu more bytes exceed the %u bytes of %s "
+                                "(%u already in use)",
+                                static_cast<unsigned long long>(rounded), cap,
+                                ascendc_host::hw_name(hw), used_[h]);
         }
-        used_ += rounded;
         ascendc_host::LocalBuf b;
-        b.data = static_cast<uint8_t*>(
-            ::operator new[](rounded, std::align_val_t(ascendc_host::kBlockBytes)));
-        // Fresh local memory holds garbage on the device: all ones (NaN for floats) here.
-        std::memset(b.data, 0xFF, rounded);
+        b.hw = hw;
+        b.addr = used_[h];
         b.bytes = len;
+        used_[h] += static_cast<uint32_t>(rounded);
         bufs_.push_back(b);
         return &bufs_.back();
     }
 
     std::deque<ascendc_host::LocalBuf> bufs_;  // stable addresses
-    uint64_t used_ = 0;
+    uint32_t used_[ascendc_host::kHardwareKinds] = {};
+    uint32_t next_event_[ascendc_host::kEventKinds] = {};
+    void* saved_ = nullptr;
 };
 
+// The kernel's TPipe (the one it created last).
+inline TPipe* GetTPipePtr()
+{
+    return static_cast<TPipe*>(ascendc_host::here("GetTPipePtr").pipe);
+}
+
 }  // namespace AscendC
+
+// Kernels call it unqualified too.
+using AscendC::GetTPipePtr;
 
 #endif

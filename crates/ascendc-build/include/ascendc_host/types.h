@@ -28,23 +28,23 @@ enum class RoundMode {
 
 namespace ascendc_host {
 
-// Bits of the binary floating-point format with E exponent and M fraction bits nearest to `v`
+// Bits of the binary floating-point format with ExpBits exponent and FracBits fraction bits nearest to `v`
 // in rounding mode `mode` (overflow gives infinity or the largest finite value, as the mode
 // says; NaN stays NaN).
-template <int E, int M>
+template <int ExpBits, int FracBits>
 inline uint32_t encode(double v, AscendC::RoundMode mode)
 {
     using AscendC::RoundMode;
     const uint32_t sign = std::signbit(v) ? 1u : 0u;
-    const uint32_t sign_bit = sign << (E + M);
-    const int bias = (1 << (E - 1)) - 1;
-    const uint32_t exp_all = (1u << E) - 1;
+    const uint32_t sign_bit = sign << (ExpBits + FracBits);
+    const int bias = (1 << (ExpBits - 1)) - 1;
+    const uint32_t exp_all = (1u << ExpBits) - 1;
     if (std::isnan(v)) {
-        return sign_bit | (exp_all << M) | (1u << (M - 1));
+        return sign_bit | (exp_all << FracBits) | (1u << (FracBits - 1));
     }
     double a = std::fabs(v);
     if (std::isinf(a)) {
-        return sign_bit | (exp_all << M);
+        return sign_bit | (exp_all << FracBits);
     }
     if (a == 0.0) {
         return sign_bit;
@@ -56,7 +56,7 @@ inline uint32_t encode(double v, AscendC::RoundMode mode)
     if (x < emin) {
         x = emin;  // subnormal
     }
-    const double scaled = std::ldexp(a, M - x);  // exact
+    const double scaled = std::ldexp(a, FracBits - x);  // exact
     const double whole = std::floor(scaled);
     const double frac = scaled - whole;
     uint64_t m = static_cast<uint64_t>(whole);
@@ -86,7 +86,7 @@ inline uint32_t encode(double v, AscendC::RoundMode mode)
     if (up) {
         m += 1;
     }
-    if ((m >> (M + 1)) != 0) {
+    if ((m >> (FracBits + 1)) != 0) {
         m >>= 1;
         x += 1;
     }
@@ -109,35 +109,123 @@ inline uint32_t encode(double v, AscendC::RoundMode mode)
                 to_inf = false;
                 break;
         }
-        return to_inf ? (sign_bit | (exp_all << M))
-                      : (sign_bit | ((exp_all - 1) << M) | ((1u << M) - 1));
+        return to_inf ? (sign_bit | (exp_all << FracBits))
+                      : (sign_bit | ((exp_all - 1) << FracBits) | ((1u << FracBits) - 1));
     }
-    const uint32_t exp_field = (m >> M) != 0 ? static_cast<uint32_t>(x + bias) : 0u;
-    return sign_bit | (exp_field << M) | static_cast<uint32_t>(m & ((1ull << M) - 1));
+    const uint32_t exp_field = (m >> FracBits) != 0 ? static_cast<uint32_t>(x + bias) : 0u;
+    return sign_bit | (exp_field << FracBits) | static_cast<uint32_t>(m & ((1ull << FracBits) - 1));
 }
 
 // The value of bits of that format.
-template <int E, int M>
+template <int ExpBits, int FracBits>
 inline double decode(uint32_t bits)
 {
-    const int bias = (1 << (E - 1)) - 1;
-    const uint32_t exp_all = (1u << E) - 1;
-    const bool negative = ((bits >> (E + M)) & 1u) != 0;
-    const uint32_t exp = (bits >> M) & exp_all;
-    const uint32_t man = bits & ((1u << M) - 1);
+    const int bias = (1 << (ExpBits - 1)) - 1;
+    const uint32_t exp_all = (1u << ExpBits) - 1;
+    const bool negative = ((bits >> (ExpBits + FracBits)) & 1u) != 0;
+    const uint32_t exp = (bits >> FracBits) & exp_all;
+    const uint32_t man = bits & ((1u << FracBits) - 1);
     double v;
     if (exp == exp_all) {
         v = man != 0 ? std::numeric_limits<double>::quiet_NaN()
                      : std::numeric_limits<double>::infinity();
     } else if (exp == 0) {
-        v = std::ldexp(static_cast<double>(man), 1 - bias - M);
+        v = std::ldexp(static_cast<double>(man), 1 - bias - FracBits);
     } else {
-        v = std::ldexp(static_cast<double>(man | (1u << M)), static_cast<int>(exp) - bias - M);
+        v = std::ldexp(static_cast<double>(man | (1u << FracBits)), static_cast<int>(exp) - bias - FracBits);
     }
     return negative ? -v : v;
 }
 
 struct FromBits {};
+
+// float to binary16 bits, rounding to nearest even (overflow to infinity, NaN to a quiet NaN of
+// the same sign): exact, branch-light, vectorisable.
+inline uint16_t f32_to_f16_bits(float f)
+{
+    uint32_t x;
+    std::memcpy(&x, &f, sizeof(x));
+    const uint32_t sign = (x >> 16) & 0x8000u;
+    x &= 0x7fffffffu;
+    uint32_t h;
+    if (x >= 0x47800000u) {
+        // |f| >= 65536 (and infinity, NaN): infinity, or a quiet NaN.
+        h = x > 0x7f800000u ? 0x7e00u : 0x7c00u;
+    } else if (x < 0x38800000u) {
+        // Below the smallest normal binary16 (2^-14): a subnormal or zero. Adding 0.5 makes the
+        // float's own rounding (to nearest even) round the value to a multiple of 2^-24.
+        float v;
+        std::memcpy(&v, &x, sizeof(v));
+        v += 0.5f;
+        uint32_t y;
+        std::memcpy(&y, &v, sizeof(y));
+        h = y - 0x3f000000u;
+    } else {
+        // A normal number: rebias the exponent and round the 13 dropped bits to nearest even
+        // (a carry into the exponent gives the next binade, or infinity above 65504).
+        const uint32_t odd = (x >> 13) & 1u;
+        h = (x - 0x38000000u + 0x0fffu + odd) >> 13;
+    }
+    return static_cast<uint16_t>(h | sign);
+}
+
+// binary16 bits to float (exact).
+inline float f16_bits_to_f32(uint16_t h)
+{
+    const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+    const uint32_t exp = (h >> 10) & 0x1fu;
+    const uint32_t man = h & 0x3ffu;
+    uint32_t x;
+    if (exp == 0x1fu) {
+        x = sign | 0x7f800000u | (man << 13);
+    } else if (exp != 0) {
+        x = sign | ((exp + 112u) << 23) | (man << 13);
+    } else {
+        // Zero or a subnormal: man * 2^-24 (exact in float).
+        float v = static_cast<float>(man) * 5.9604644775390625e-8f;
+        std::memcpy(&x, &v, sizeof(x));
+        x |= sign;
+    }
+    float f;
+    std::memcpy(&f, &x, sizeof(f));
+    return f;
+}
+
+// float to bfloat16 bits, rounding to nearest even (NaN stays a quiet NaN).
+inline uint16_t f32_to_bf16_bits(float f)
+{
+    uint32_t x;
+    std::memcpy(&x, &f, sizeof(x));
+    if ((x & 0x7fffffffu) > 0x7f800000u) {
+        return static_cast<uint16_t>((x >> 16) | 0x40u);
+    }
+    return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+inline float bf16_bits_to_f32(uint16_t b)
+{
+    const uint32_t x = static_cast<uint32_t>(b) << 16;
+    float f;
+    std::memcpy(&f, &x, sizeof(f));
+    return f;
+}
+
+// Whether an arithmetic value converts to the 16-bit floats through float without a second
+// rounding: floats themselves, and integers float holds exactly.
+template <typename T>
+inline bool via_float(T v)
+{
+    if constexpr (std::is_same_v<T, float>) {
+        return true;
+    } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+        const long long x = static_cast<long long>(v);
+        return x >= -16777216ll && x <= 16777216ll;
+    } else if constexpr (std::is_integral_v<T>) {
+        return static_cast<unsigned long long>(v) <= 16777216ull;
+    } else {
+        return false;
+    }
+}
 
 }  // namespace ascendc_host
 
@@ -149,12 +237,14 @@ struct half {
     half() = default;
     template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
     half(T v)
-        : bits(static_cast<uint16_t>(
-              ascendc_host::encode<5, 10>(static_cast<double>(v), AscendC::RoundMode::CAST_RINT)))
+        : bits(ascendc_host::via_float(v)
+                   ? ascendc_host::f32_to_f16_bits(static_cast<float>(v))
+                   : static_cast<uint16_t>(ascendc_host::encode<5, 10>(
+                         static_cast<double>(v), AscendC::RoundMode::CAST_RINT)))
     {
     }
     constexpr half(ascendc_host::FromBits, uint16_t b) : bits(b) {}
-    operator float() const { return static_cast<float>(ascendc_host::decode<5, 10>(bits)); }
+    operator float() const { return ascendc_host::f16_bits_to_f32(bits); }
 
     half& operator+=(float v) { return *this = half(float(*this) + v); }
     half& operator-=(float v) { return *this = half(float(*this) - v); }
@@ -169,12 +259,14 @@ struct bfloat16_t {
     bfloat16_t() = default;
     template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
     bfloat16_t(T v)
-        : bits(static_cast<uint16_t>(
-              ascendc_host::encode<8, 7>(static_cast<double>(v), AscendC::RoundMode::CAST_RINT)))
+        : bits(ascendc_host::via_float(v)
+                   ? ascendc_host::f32_to_bf16_bits(static_cast<float>(v))
+                   : static_cast<uint16_t>(ascendc_host::encode<8, 7>(
+                         static_cast<double>(v), AscendC::RoundMode::CAST_RINT)))
     {
     }
     constexpr bfloat16_t(ascendc_host::FromBits, uint16_t b) : bits(b) {}
-    operator float() const { return static_cast<float>(ascendc_host::decode<8, 7>(bits)); }
+    operator float() const { return ascendc_host::bf16_bits_to_f32(bits); }
 
     bfloat16_t& operator+=(float v) { return *this = bfloat16_t(float(*this) + v); }
     bfloat16_t& operator-=(float v) { return *this = bfloat16_t(float(*this) - v); }
@@ -183,6 +275,14 @@ struct bfloat16_t {
 };
 
 static_assert(sizeof(half) == 2 && sizeof(bfloat16_t) == 2, "16-bit storage types");
+
+namespace AscendC {
+// A 4-bit integer type: declared so that code naming it compiles; the host layer's instructions
+// do not take it (two of them share a byte on the device).
+struct int4b_t {
+    int8_t storage = 0;
+};
+}  // namespace AscendC
 
 namespace ascendc_host {
 
@@ -218,8 +318,26 @@ template <typename D, typename S>
 inline D convert(S v, AscendC::RoundMode mode)
 {
     using AscendC::RoundMode;
+    const bool nearest = mode == RoundMode::CAST_NONE || mode == RoundMode::CAST_RINT;
     if constexpr (std::is_same_v<D, S>) {
         return v;
+    } else if constexpr ((std::is_same_v<D, half> || std::is_same_v<D, bfloat16_t> ||
+                          std::is_same_v<D, float>) &&
+                         (std::is_same_v<S, float> || IsLowFloat<S>::value)) {
+        // The common conversions between float and the 16-bit floats: bit-exact fast paths.
+        const float f = static_cast<float>(v);
+        if constexpr (std::is_same_v<D, float>) {
+            return f;
+        } else {
+            if (nearest) {
+                return D(f);
+            }
+            if constexpr (std::is_same_v<D, half>) {
+                return half(FromBits{}, static_cast<uint16_t>(encode<5, 10>(f, mode)));
+            } else {
+                return bfloat16_t(FromBits{}, static_cast<uint16_t>(encode<8, 7>(f, mode)));
+            }
+        }
     } else if constexpr (std::is_same_v<D, half>) {
         return half(FromBits{}, static_cast<uint16_t>(encode<5, 10>(to_double(v), mode)));
     } else if constexpr (std::is_same_v<D, bfloat16_t>) {

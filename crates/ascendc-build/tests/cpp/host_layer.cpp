@@ -1,7 +1,7 @@
 // Tests of the AscendC host layer on its own (no Rust, no runtime): numbers, conversions,
 // queues, checks and the block runner. Built and run by tests/it/host_layer.rs; prints one line
 // per failed check and exits non-zero when any failed.
-#include "kernel_operator.h"
+#include "harness.h"
 
 #include <atomic>
 #include <chrono>
@@ -14,46 +14,6 @@
 #include <vector>
 
 using namespace AscendC;
-
-static int failures = 0;
-
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            std::fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
-            ++failures;                                                              \
-        }                                                                            \
-    } while (0)
-
-#define CHECK_EQ_STR(a, b)                                                                 \
-    do {                                                                                   \
-        std::string x_ = (a), y_ = (b);                                                    \
-        if (x_ != y_) {                                                                    \
-            std::fprintf(stderr, "%s:%d: \"%s\" != \"%s\"\n", __FILE__, __LINE__, x_.c_str(), \
-                         y_.c_str());                                                      \
-            ++failures;                                                                    \
-        }                                                                                  \
-    } while (0)
-
-// Runs `body` as a kernel of `blocks` blocks with the given buffer arguments; returns "" or
-// the failure message.
-template <typename F>
-static std::string launch(uint32_t blocks, F body, std::vector<ascendc_host_region> regions = {},
-                          bool check = true)
-{
-    char message[1024] = {0};
-    int rc = ascendc_host::run_blocks("test", blocks, body, regions.data(),
-                                      static_cast<uint32_t>(regions.size()), check, message,
-                                      sizeof(message));
-    return rc == 0 ? std::string() : std::string(message);
-}
-
-static ascendc_host_region region(const void* p, size_t bytes, bool writable)
-{
-    return ascendc_host_region{p, bytes, writable ? 1u : 0u};
-}
-
-static bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
 
 static uint16_t bits(half h) { return h.bits; }
 
@@ -292,7 +252,7 @@ static void test_queues_and_local_checks()
              p.InitBuffer(b, 1, 64);
              b.EnQue(a.AllocTensor<float>());
          }},
-        {"TPipe::InitBuffer: 196640 more bytes exceed the 196608 bytes of local memory",
+        {"TPipe::InitBuffer: 196640 more bytes exceed the 196608 bytes of UB",
          [] {
              TPipe p;
              TQue<TPosition::VECIN, 1> q;
@@ -308,7 +268,7 @@ static void test_queues_and_local_checks()
              LocalTensor<float> t = b.Get<float>();
              Add(t, t, t, 65);
          }},
-        {"Muls: src does not start on a 32-byte boundary (byte 4 of its buffer)",
+        {"Muls: src does not start on a 32-byte boundary (byte 4 of UB)",
          [] {
              TPipe p;
              TBuf<TPosition::VECCALC> b;
@@ -543,10 +503,5 @@ int main()
     test_queues_and_local_checks();
     test_data_copy();
     test_blocks();
-    if (failures != 0) {
-        std::fprintf(stderr, "%d check(s) failed\n", failures);
-        return 1;
-    }
-    std::fprintf(stderr, "all checks passed\n");
-    return 0;
+    return finish();
 }

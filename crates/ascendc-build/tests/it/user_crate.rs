@@ -187,7 +187,9 @@ fn rewritten_kernel_launch_syntax_runs_on_the_stream() {
 fn kernel_printf_is_written_in_block_order_between_host_output() {
     let mut expected = String::from("before the kernel\n");
     for b in 0..6 {
-        expected.push_str(&format!("hello from block {b} of 6 (tag 7)\n"));
+        expected.push_str(&format!(
+            "[AIV Block {b}/6] hello from block {b} of 6 (tag 7)\n"
+        ));
     }
     expected.push_str("after the kernel\n");
     assert_eq!(run(&["hello", "6"]), expected);

@@ -1,0 +1,20 @@
+# The ASC language's compiler in host mode: the emulator root's ascendc-host-cc.
+if(NOT ASC_HOST_ROOT)
+    get_filename_component(ASC_HOST_ROOT "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
+endif()
+find_program(CMAKE_ASC_COMPILER NAMES ascendc-host-cc PATHS "${ASC_HOST_ROOT}/bin"
+             NO_DEFAULT_PATH DOC "ASC compiler (host mode)")
+mark_as_advanced(CMAKE_ASC_COMPILER)
+if(NOT CMAKE_ASC_COMPILER)
+    message(FATAL_ERROR "ASC (host mode): no ascendc-host-cc in ${ASC_HOST_ROOT}/bin")
+endif()
+if(NOT DEFINED CMAKE_ASC_SOURCE_FILE_EXTENSIONS OR CMAKE_ASC_SOURCE_FILE_EXTENSIONS STREQUAL "")
+    set(CMAKE_ASC_SOURCE_FILE_EXTENSIONS asc)
+endif()
+set(CMAKE_ASC_COMPILER_ENV_VAR "ASC")
+set(CMAKE_ASC_OUTPUT_EXTENSION .o)
+if(NOT DEFINED CMAKE_ASC_STANDARD_DEFAULT OR CMAKE_ASC_STANDARD_DEFAULT STREQUAL "")
+    set(CMAKE_ASC_STANDARD_DEFAULT "17")
+endif()
+configure_file(${CMAKE_CURRENT_LIST_DIR}/CMakeASCCompiler.cmake.in
+               ${CMAKE_PLATFORM_INFO_DIR}/CMakeASCCompiler.cmake @ONLY)

@@ -1,0 +1,156 @@
+//! The translation unit host mode compiles for a kernel source, whoever builds it (a Rust crate's
+//! build script, `host.rs`, or a C++ program's build, `program.rs`): the source with its
+//! `<<<...>>>` launches and `asm("trap")` statements rewritten (line breaks kept, `#line` naming
+//! the original file), then what the host layer needs to know of its kernels — the cores each
+//! kind runs on, an entry for every plain kernel and listed instantiation (template
+//! instantiations launched from the source get theirs where they are launched) — and the launch
+//! hook of the unit's linkage.
+
+use crate::parse::{CoreKind, Scan};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// A kernel source as read.
+#[derive(Debug)]
+pub(crate) struct Source {
+    /// The path as given to the build (for messages and generated docs).
+    pub shown: PathBuf,
+    /// The path it was read from.
+    pub path: PathBuf,
+    /// Its text.
+    pub text: String,
+    /// What it holds.
+    pub scan: Scan,
+}
+
+/// Where a unit's `<<<...>>>` launches go.
+pub(crate) enum Hook<'a> {
+    /// A Rust crate's library: the generated module's `<prefix>__enqueue`; the program's `main`,
+    /// if any, is renamed out of the way (the crate has its own).
+    Crate {
+        /// The library's symbol prefix.
+        prefix: &'a str,
+    },
+    /// A C++ program: the runtime glue (`ascendc_host/acl_launch.h`) with the unit's embedded
+    /// binary, under the symbols [`glue_symbols`] names (defined on the compiler's command line).
+    Program,
+}
+
+/// The name a program's `main` gets in a kernels library linked into a Rust crate.
+pub(crate) const RENAMED_MAIN: &str = "ascendc_host_program_main";
+
+/// The glue symbols of a C++ program's unit `id`: its launch hook, and the first byte and the
+/// end of its embedded binary.
+pub(crate) fn glue_symbols(id: &str) -> [String; 3] {
+    [
+        format!("{id}__launch"),
+        format!("{id}__blob_begin"),
+        format!("{id}__blob_end"),
+    ]
+}
+
+fn quoted_path(p: &std::path::Path) -> String {
+    p.display()
+        .to_string()
+        .replace('\\', "/")
+        .replace('"', "\\\"")
+}
+
+/// The unit compiled for `source`; `instantiations` are more template instantiations to give
+/// entries (`k<float>`), besides those the source launches or instantiates itself.
+pub(crate) fn host_unit(source: &Source, hook: &Hook<'_>, instantiations: &[String]) -> String {
+    let scan = &source.scan;
+    let rename = match hook {
+        Hook::Crate { .. } => Some(RENAMED_MAIN),
+        Hook::Program => None,
+    };
+    let mut unit = format!("#line 1 \"{}\"\n", quoted_path(&source.path));
+    unit.push_str(&crate::parse::rewrite(
+        &source.text,
+        &scan.host_edits(rename),
+    ));
+    unit.push_str("\n#line 1 \"ascendc-build generated\"\n");
+    unit.push_str("// The kernels of this source (ascendc_host/entry.h).\n");
+    let mut families = std::collections::BTreeSet::new();
+    for k in scan.all_kernels() {
+        let name = k.qualified_name();
+        if !families.insert(name.clone()) {
+            continue;
+        }
+        let (cube, vector) = match k.kind {
+            CoreKind::Unspecified => (0, 1),
+            kind => kind.cores(),
+        };
+        let workspace = k
+            .params
+            .iter()
+            .position(|p| p.workspace)
+            .map_or(-1, |i| i as i64);
+        let _ = writeln!(
+            unit,
+            "ASCENDC_HOST_FAMILY(\"{name}\", {cube}, {vector}, {coop}, {workspace});",
+            coop = scan.block_sync
+        );
+    }
+    for k in scan.kernels.iter().chain(scan.nested.iter()) {
+        if k.defined {
+            let _ = writeln!(unit, "ASCENDC_HOST_KERNEL({});", k.qualified_name());
+        }
+    }
+    for i in &scan.instantiations {
+        if i.origin == crate::parse::InstantiationOrigin::Explicit {
+            let _ = writeln!(unit, "ASCENDC_HOST_KERNEL({}<{}>);", i.kernel, i.args);
+        }
+    }
+    for expr in instantiations {
+        let alias = expr.split_whitespace().collect::<Vec<_>>().join(" ");
+        let _ = writeln!(
+            unit,
+            "ASCENDC_HOST_KERNEL_AS(\"{}\", {expr});",
+            alias.replace('"', "\\\"")
+        );
+    }
+    match hook {
+        Hook::Crate { prefix } => {
+            // The parameter sizes the Rust launchers check their arguments against.
+            for k in &scan.kernels {
+                unit.push_str(&crate::codegen::sizes_table(prefix, k));
+            }
+        }
+        Hook::Program => {
+            unit.push_str("#include \"ascendc_host/acl_launch.h\"\n");
+        }
+    }
+    unit
+}
+
+/// The translation unit that makes a unit's objects a kernel binary: the table the runtime reads
+/// (`ascendc_host_binary_v1`, the only exported symbol), which the entries fill in as the binary
+/// loads; for a crate, a stand-in for the launch hook (host-side code never runs in a binary).
+pub(crate) fn binary_table(hook: &Hook<'_>) -> String {
+    let mut out = String::from(
+        "// Generated by ascendc-build: the kernel table of this binary (ascendc_host/binary.h);\n\
+         // the entries register themselves in it when the binary is loaded.\n\
+         #include \"ascendc_host/binary.h\"\n#include <cstddef>\n#include <cstdint>\n\n\
+         extern \"C\" {\n__attribute__((visibility(\"default\"))) ascendc_host_binary \
+         ascendc_host_binary_v1 = {ASCENDC_HOST_MAGIC, ASCENDC_HOST_ABI, 0, nullptr};\n}\n",
+    );
+    if let Hook::Crate { prefix } = hook {
+        let _ = write!(
+            out,
+            "\nextern \"C\" int {prefix}__enqueue(void*, const char*, uint32_t, const void*, size_t)\n\
+             {{\n    return -1;\n}}\n"
+        );
+    }
+    out
+}
+
+/// The flags that link a kernel binary: a shared object without the code nothing in it reaches
+/// (a program's host code), and with every symbol it keeps defined.
+pub(crate) fn shared_link_flags(macos: bool) -> Vec<&'static str> {
+    if macos {
+        vec!["-dynamiclib", "-Wl,-dead_strip"]
+    } else {
+        vec!["-shared", "-Wl,--gc-sections", "-Wl,-z,defs"]
+    }
+}
