@@ -10,8 +10,7 @@
 //! in a fixed order. The program checks what the callback received; it ends with
 //! `[SUCCESS] ...`, or `[FAILURE] ...` and exit status 1.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{
     AclError, CallbackBlock, DeviceBuffer, DeviceErrorType, ExceptionCallback, ExceptionInfo,

@@ -7,8 +7,7 @@
 //! it, with no thread to create. After the wait (`aclrtSynchronizeStream`) the counter must read
 //! 1, and the closure must have run once, on another thread than the main one.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{FailureMode, ReduceKind, Runtime};
 use report::info;

@@ -8,8 +8,7 @@
 //! against the device's limits (`aclrtGetDeviceResLimit`: nothing lowered them, so they agree),
 //! and destroys the context (`aclrtDestroyContext`).
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{ResourceKind, Runtime, current_context};
 use report::info;

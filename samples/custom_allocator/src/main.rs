@@ -9,8 +9,7 @@
 //! The allocator is unregistered (`aclrtAllocatorUnregister`) and its descriptor destroyed when
 //! the registration goes.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{Allocator, DeviceBuffer, MallocPolicy, PointerLocation, Runtime};
 use report::info;

@@ -12,8 +12,7 @@
 //! The reference resets the device at the end of the worker (`aclrtResetDeviceForce`); here the
 //! device is reset when its last handle — the main thread's — goes.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{DeviceAttr, DeviceBuffer, HostBuffer, MallocPolicy, ResourceKind, Runtime};
 use report::info;

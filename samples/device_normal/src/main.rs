@@ -7,8 +7,7 @@
 //! Expected: `result[0..7]` = 1.2, 2.2, 3.2, 5.4, 6.4, 7.4, 9.6, 10.6, then `[SUCCESS] ...`
 //! (`[FAILURE] ...` and exit status 1 otherwise).
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::Runtime;
 use report::info;

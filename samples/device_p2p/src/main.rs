@@ -10,8 +10,7 @@
 //!
 //! The value is the reference's: `rand() % 256` with the C library's default seed, 103.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{DeviceBuffer, HostBuffer, MallocPolicy, Runtime};
 use report::info;

@@ -8,8 +8,7 @@
 //! device's verbose error information (`aclrtGetErrorVerbose`). Read a second time, each is
 //! empty: reading consumed them. Every value is checked against what the failure must have left.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{Device, Runtime, last_error, peek_last_error, recent_error_message};
 use report::info;

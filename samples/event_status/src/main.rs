@@ -7,8 +7,7 @@
 //! complete; once the host lets the task go and waits for the event (`aclrtSynchronizeEvent`) it
 //! is, and the value reads 1.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{FailureMode, ReduceKind, Runtime};
 use report::info;

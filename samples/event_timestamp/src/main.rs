@@ -8,8 +8,7 @@
 //! and checks that the timestamps are ordered, agree with the elapsed time, and that the long
 //! task took at least the 20 ms it was held, longer than the short one.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{Claimed, DeviceBuffer, Event, FailureMode, ReduceKind, Runtime, Scope, Stream};
 use report::info;

@@ -10,8 +10,7 @@
 //! status (`aclrtQueryEventWaitStatus`) is NOT_READY while the consumer waits and COMPLETE once
 //! both streams are synchronised; the value is then 2.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{EventWaitStatus, Handoff, ReduceKind, Runtime};
 use report::info;

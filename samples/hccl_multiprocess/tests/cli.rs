@@ -1,8 +1,7 @@
 //! Runs the built `hccl_multiprocess` binary on the emulator: a normal run, a lost rank reported
 //! quickly, bad arguments.
 
-#[path = "../../common/hccl_cli.rs"]
-mod hccl_cli;
+use sample_common::hccl_cli;
 
 const EXE: &str = env!("CARGO_BIN_EXE_hccl_multiprocess");
 

@@ -9,8 +9,7 @@
 //! so the sample needs no operator library (and has no operator workspace or data-buffer
 //! descriptor to print). Every element is checked against the host's `self + alpha * other`.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{ReduceKind, Runtime};
 use report::info;

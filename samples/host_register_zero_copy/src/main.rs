@@ -11,8 +11,7 @@
 //!
 //! [`HostRegistration::device_view_mut`]: ascendcl::HostRegistration::device_view_mut
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{HostRegisterFlags, HostRegistration, Runtime};
 use half::f16;

@@ -10,10 +10,8 @@
 //! enforce. `cargo xtask sample ipc_memory_withoutpid` compares A's `Source data:` with B's
 //! `Destination data:`; each process also checks the value.
 
-#[path = "../../common/report.rs"]
-mod report;
-#[path = "../../common/two_process.rs"]
-mod two_process;
+use sample_common::report;
+use sample_common::two_process;
 
 use ascendc_kernels::{launch_read, launch_write};
 use ascendcl::{

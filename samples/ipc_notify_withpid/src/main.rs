@@ -12,10 +12,8 @@
 //! ipc_notify_withpid` compares B's `Source data:` with A's `Destination data:`; A also checks the
 //! value with a copy.
 
-#[path = "../../common/report.rs"]
-mod report;
-#[path = "../../common/two_process.rs"]
-mod two_process;
+use sample_common::report;
+use sample_common::two_process;
 
 use ascendc_kernels::{launch_read, launch_write};
 use ascendcl::{

@@ -13,10 +13,8 @@
 //! stand for work of its own ("doing some work..."); this one goes straight on. The long task
 //! A records behind, and B's look at the record in flight, are not in the reference.
 
-#[path = "../../common/report.rs"]
-mod report;
-#[path = "../../common/two_process.rs"]
-mod two_process;
+use sample_common::report;
+use sample_common::two_process;
 
 use ascendcl::{EventFlags, IpcEventHandle, Runtime};
 use report::info;

@@ -13,8 +13,7 @@
 //! mode they are placeholder data that the launch copies to the device. Prints the steps, the
 //! error ratio, then `[SUCCESS] result correct` or `[FAILURE] ...` (exit status 1).
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{KernelArgs, LaunchConfig, Module, Runtime};
 use report::info;

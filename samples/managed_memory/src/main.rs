@@ -13,8 +13,7 @@
 //!
 //! [`ManagedView`]: ascendcl::ManagedView
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{AclError, ManagedBuffer, ManagedLocation, MemAdvice, Runtime};
 use report::info;

@@ -9,8 +9,7 @@
 //!
 //! [`Scope::copy_with_desc`]: ascendcl::Scope::copy_with_desc
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{MemcpyDescriptor, Runtime};
 use report::info;

@@ -7,8 +7,7 @@
 //! (`aclrtReduceAsync`) with `other * alpha` staged from the host (the built-in tasks have no
 //! multiply); both executions are checked against the host's computation.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{CaptureMode, DeviceBuffer, MallocPolicy, Model, ReduceKind, Runtime};
 use report::info;

@@ -19,8 +19,7 @@
 //! (`aclrtSynchronizeStreamWithTimeout`, `aclrtSynchronizeEventWithTimeout`): the expected
 //! timeouts (507046, 507047) are printed as the reference prints them, then the task is let go.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{
     AclError, Claimed, DeviceBuffer, FailureMode, Handoff, Notify, ReduceKind, Runtime, Scope,

@@ -9,8 +9,7 @@
 //! (`aclrtStreamQuery`), and aborts A's stream (`aclrtStreamAbort`) if the write has not
 //! released it within 30 s, so it cannot hang.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{DeviceWord, Runtime, ValueCompare};
 use report::info;

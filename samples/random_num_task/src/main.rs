@@ -9,8 +9,7 @@
 //! and each draw is checked against its distribution: its range, and its mean and spread (or
 //! its share of dropped bits). Drawn again from a reset state, the normal numbers repeat.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::half::{bf16, f16};
 use ascendcl::{Device, DeviceBuffer, Distribution, RandomElem, RandomState, Runtime, Stream};

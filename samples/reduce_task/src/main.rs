@@ -5,8 +5,7 @@
 //! stream, element by element: {2, 4, 6, 8}, checked against the host's sum. (The other kinds,
 //! `ReduceKind::Max`, `Min`, `Equal`, work the same way; the crate's tests check each.)
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{ReduceKind, Runtime};
 use std::error::Error;

@@ -13,8 +13,7 @@
 //! [`ReportSubscription`]: ascendcl::ReportSubscription
 //! [`HostFnSubscription`]: ascendcl::HostFnSubscription
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{AclError, CallbackBlock, FailureMode, ReduceKind, Runtime};
 use report::info;

@@ -8,8 +8,7 @@
 //! followed by a marker write, so that the branch taken is checked: the model executes on
 //! another stream (`aclmdlRIExecuteAsync`) with index 1, then again with index 0.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{
     DeviceBuffer, Label, LabelList, MallocPolicy, Model, Runtime, StreamFlags, StreamRole,

@@ -9,8 +9,7 @@
 //! `other` (all 2) is the sum of the vector with itself. The result is checked against the
 //! host's `(self + other * alpha) * other` after every execution.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{CaptureMode, DeviceBuffer, HostBuffer, MallocPolicy, Model, ReduceKind, Runtime};
 use report::info;

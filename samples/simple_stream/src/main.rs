@@ -13,8 +13,7 @@
 //! step is raw FFI: the default stream's handle (`aclrtCtxGetCurrentDefaultStream`, through
 //! `CurrentContext::default_stream`), `aclrtReduceAsync` and `aclrtSynchronizeStream` on it.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{
     Context, DeviceBuffer, FailureMode, ReduceKind, Runtime, Stream, StreamStatus, raw,

@@ -8,8 +8,7 @@
 //! (`aclrtStreamGetId`, `aclrtStreamGetFlags`, `aclrtStreamGetPriority`, in one
 //! [`StreamConfig`]) and checked against what it was created with.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{Device, Runtime, Stream, StreamConfig, StreamConfigHandle, StreamFlags};
 use report::info;

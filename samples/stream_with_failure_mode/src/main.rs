@@ -9,8 +9,7 @@
 //! The program checks each code and value; it ends with `[SUCCESS] ...`, or `[FAILURE] ...` and
 //! exit status 1.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::{AclError, DeviceBuffer, FailureMode, Runtime, Stream, StreamFlags};
 use report::info;

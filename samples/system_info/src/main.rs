@@ -7,8 +7,7 @@
 //! (`aclDataTypeSize`), then finalises. The conversions and sizes are checked against the host's
 //! own (`half::f16`, `size_of`), and a release's version number against its text.
 
-#[path = "../../common/report.rs"]
-mod report;
+use sample_common::report;
 
 use ascendcl::half::f16;
 use ascendcl::{Runtime, VersionNumber, raw, sys};

@@ -1,5 +1,4 @@
-//! What the two HCCL samples' command-line tests share (`#[path]`-included by their
-//! `tests/cli.rs`): running the built binary with a time limit, and the two checks their
+//! What the two HCCL samples' command-line tests (`tests/cli.rs`) share: running the built binary with a time limit, and the two checks their
 //! interfaces have in common (a lost rank, bad arguments).
 
 use std::io::Read;

@@ -1,4 +1,4 @@
-//! The plumbing of the two-process samples, shared by them (`#[path]`-included): the first
+//! The plumbing of the two-process samples: the first
 //! process (A) starts the second (B) itself — the same binary with the role argument
 //! [`ROLE_B`] — relays B's output to its own, and the two exchange one-line messages over B's
 //! stdin and stdout. CANN's samples exchange files in a `file/` directory instead; pipes leave
@@ -10,9 +10,6 @@
 //!
 //! [`main`] runs the process the role names and prints the verdict; the memory-sharing samples
 //! end their exchange with [`Parent::complete`] and [`Peer::completion`].
-
-// Each sample uses the part of the exchange it needs.
-#![allow(dead_code)]
 
 use std::error::Error;
 use std::fmt::Display;
@@ -66,6 +63,7 @@ pub fn main(
 }
 
 /// Process B, seen from process A.
+#[derive(Debug)]
 pub struct Peer {
     child: Child,
     input: Option<ChildStdin>,
@@ -195,8 +193,15 @@ impl Drop for Peer {
 }
 
 /// Process A, seen from process B.
+#[derive(Debug)]
 pub struct Parent {
     messages: Receiver<Option<String>>,
+}
+
+impl Default for Parent {
+    fn default() -> Parent {
+        Parent::new()
+    }
 }
 
 impl Parent {

@@ -1,20 +1,16 @@
-//! The lines the samples print as CANN's do, shared by them (`#[path]`-included, as CANN's
-//! samples share their `utils.h`): `INFO_LOG` ([`info!`]), the verdict that ends a sample
-//! ([`verdict`]) and an error with its causes ([`error_chain`]).
-
-// Each sample uses the part it needs.
-#![allow(dead_code, unused_macros)]
+//! The lines the samples print as CANN's do: `INFO_LOG` ([`info!`]), the verdict that ends a
+//! sample ([`verdict`]) and an error with its causes ([`error_chain`]).
 
 use std::error::Error;
 use std::fmt::Display;
 use std::process::ExitCode;
 
 /// `INFO_LOG` of the reference samples: the message after `[INFO]  `.
+#[macro_export]
 macro_rules! info {
     ($($arg:tt)*) => { println!("[INFO]  {}", format_args!($($arg)*)) };
 }
-#[allow(unused_imports)]
-pub(crate) use info;
+pub use crate::info;
 
 /// The sample's last lines and exit status: `[SUCCESS] {ok}` when `result` is `Ok`; otherwise
 /// the error after `[ERROR]  `, then `[FAILURE] {fail}`, and a failing status.
