@@ -1,12 +1,16 @@
 // Kernels of the launch and throughput benchmarks (benches/kernels.rs).
 //
 // empty: does nothing (launch + synchronise cost).
+// touch: writes one word of its buffer through the raw pointer (the cost of reaching device
+// memory from a kernel, benches/address_space.rs).
 // vector_add: dst[i] = a[i] + alpha * b[i] for i < n; each block takes a contiguous share and
 // walks it in tiles of 2048 floats through local memory (DataCopy, Muls, Add), as an AscendC
 // vector kernel does. n must be a multiple of 8 * the block count (whole 32-byte units).
 #include "kernel_operator.h"
 
 extern "C" __global__ __aicore__ void empty() {}
+
+extern "C" __global__ __aicore__ void touch(__gm__ uint32_t* p) { p[AscendC::GetBlockIdx()] += 1; }
 
 namespace {
 constexpr uint32_t TILE = 2048;

@@ -2,18 +2,23 @@
 //! device and one thread each) from 4 B to 64 MiB, and of a host memcpy of the same sizes, the
 //! ceiling the collectives are compared with, measured in the same run.
 //!
-//! IDs: `hccl_<op>/<n>_ranks/<bytes>` and `hccl_memcpy/host/<bytes>`, where `<bytes>` is the
-//! nominal size as HCCL's and NCCL's benchmarks use it (all-reduce: one rank's buffer;
-//! all-gather: the gathered output; reduce-scatter: the full input). One iteration is one
-//! collective on every rank: each rank enqueues `iters` of them back to back on its stream and
-//! waits; the time per iteration is the wall time over `iters`. `cargo xtask hccl-bench` runs
-//! the suite and writes `docs/hccl-benchmarks.md` from criterion's estimates.
+//! IDs: `hccl_<op>/<n>_ranks/<bytes>`, `hccl_memcpy/host/<bytes>` (one thread) and
+//! `hccl_memcpy/<k>_threads/<bytes>` (`k` = the host's CPUs, each thread copying `<bytes>` of
+//! its own at once: what the host's cores can copy together, the ceiling of ranks that share
+//! them), where `<bytes>` is the nominal size as HCCL's and NCCL's benchmarks use it
+//! (all-reduce: one rank's buffer; all-gather: the gathered output; reduce-scatter: the full
+//! input). One iteration is one collective on every rank: each rank enqueues `iters` of them
+//! back to back on its stream and waits; the time per iteration is the wall time over `iters`.
+//! The algorithm the emulator runs for each is recorded with the results. `cargo xtask
+//! hccl-bench` runs the suite and writes `docs/hccl-benchmarks.md` from criterion's estimates.
 //!
 //! `HCCL_BENCH_QUICK=1` selects the quick suite (three sizes, short measurements). Under
 //! `cargo test --benches` every benchmark runs once, on the quick sizes.
 
+mod copiers;
 mod ranks;
 
+use copiers::Copiers;
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use ranks::{Op, Ranks};
 use std::hint::black_box;
@@ -87,6 +92,8 @@ fn main() {
     let sizes = sizes(quick);
     let max = *sizes.iter().max().unwrap();
 
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let copiers = Copiers::new(cpus, max);
     let mut g = c.benchmark_group("hccl_memcpy");
     for &bytes in &sizes {
         configure(&mut g, bytes, quick);
@@ -97,8 +104,15 @@ fn main() {
             b.iter(|| dst.copy_from_slice(black_box(&src)));
         });
         black_box(&dst);
+        g.throughput(Throughput::Bytes((cpus * bytes) as u64));
+        g.bench_with_input(
+            BenchmarkId::new(format!("{cpus}_threads"), bytes),
+            &bytes,
+            |b, _| b.iter_custom(|iters| copiers.run(bytes, iters)),
+        );
     }
     g.finish();
+    drop(copiers);
 
     let mut measured = Vec::new();
     for n in RANKS {
@@ -134,6 +148,26 @@ fn main() {
     }
 }
 
+/// The algorithm the emulator runs for each collective of the suite, by criterion id.
+fn algorithms(ranks: &[u32], sizes: &[usize]) -> serde_json::Map<String, serde_json::Value> {
+    let mut m = serde_json::Map::new();
+    for &n in ranks {
+        for op in Op::ALL {
+            for &bytes in sizes {
+                let (s, r) = op.elements(bytes, n as usize);
+                let (c, count) = match op {
+                    Op::AllReduce => (hccl_emu::Collective::AllReduce, s),
+                    Op::AllGather => (hccl_emu::Collective::AllGather, s),
+                    Op::ReduceScatter => (hccl_emu::Collective::ReduceScatter, r),
+                };
+                let a = hccl_emu::algorithm(c, count as u64, hccl_emu::DType::F32, n);
+                m.insert(format!("{}/{n}_ranks/{bytes}", op.group()), a.name().into());
+            }
+        }
+    }
+    m
+}
+
 /// Writes what ran next to criterion's results.
 fn record(backend: &str, quick: bool, ranks: &[u32], sizes: &[usize]) {
     let dir = criterion_dir();
@@ -143,6 +177,7 @@ fn record(backend: &str, quick: bool, ranks: &[u32], sizes: &[usize]) {
         "mode": if quick { "quick" } else { "default" },
         "ranks": ranks,
         "sizes": sizes,
+        "algorithms": algorithms(ranks, sizes),
         "host_cpus": cpus,
         "unix_time": std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
