@@ -5,11 +5,17 @@
 //! `include/acl/...` (the ACL 1.17.0 headers), `include/hccl/` (the HCCL headers, also where the
 //! wheel's `hccl.h` looks for its types, `include/third_party/hccl/inc/hccl/`),
 //! `lib64/libacl_rt.so` (the emulator's C library, from the `ascendcl-emu-capi` crate) with
-//! `lib64/libascendcl.so`, `lib64/libruntime.so` and `lib64/libhccl.so` linking to it (one
-//! library, so ACL and HCCL share the emulated machine), `runtime/include` and `runtime/lib64` linking to those directories,
-//! `version.cfg` with the ACL version, and `set_env.sh` (with a copy at `bin/setenv.bash`)
+//! `lib64/libascendcl.so`, `lib64/libruntime.so`, `lib64/libhccl.so` and the runtime's
+//! companions ([`LINKED_LIBRARIES`]) linking to it (one library, so ACL, HCCL and the
+//! companions share the emulated machine), `runtime/include` and `runtime/lib64` linking to
+//! those directories,
+//! `version.cfg` with the ACL version, `set_env.sh` (with a copy at `bin/setenv.bash`)
 //! exporting `ASCEND_HOME_PATH`, `ASCEND_TOOLKIT_HOME` and `LD_LIBRARY_PATH` like a real
-//! install's script.
+//! install's script, and what makes it a toolkit for CANN's samples ([`toolkit`]: headers the
+//! ACL set lacks, `lib64/libc_sec.so`, `ascendc.cmake` at the paths the samples probe, `cann/`).
+
+pub mod catalogue;
+mod toolkit;
 
 use crate::tools;
 use std::path::{Path, PathBuf};
@@ -67,8 +73,22 @@ pub fn layout(dir: &Path, release: bool) -> Result<PathBuf, String> {
         .map_err(|e| format!("{}: {e}", dir.display()))?;
     tools::step(&format!("laying out {}", root.display()));
     write_layout(&root, &built, &headers)?;
+    crate::asc_host::layout(&root, release)?;
     Ok(root)
 }
+
+/// The libraries of a CANN install that the emulator's one library stands for (links to it).
+const LINKED_LIBRARIES: [&str; 9] = [
+    "libhccl.so",
+    "libmsprofiler.so",
+    "libprofapi.so",
+    "libacl_tdt_channel.so",
+    "libacl_tdt_queue.so",
+    "libascend_dump.so",
+    "libopapi.so",
+    "libnnopbase.so",
+    "libacl_rt_impl.so",
+];
 
 /// The ACL version of the headers the root carries.
 const ACL_VERSION: &str = "1.17.0";
@@ -109,8 +129,13 @@ fn write_layout(root: &Path, library: &Path, headers: &Path) -> Result<(), Strin
     // The compatibility library of CANN 8.5 and later, and the runtime library of older ones.
     symlink("libacl_rt.so", &lib64.join("libascendcl.so"))?;
     symlink("libacl_rt.so", &lib64.join("libruntime.so"))?;
-    // HCCL lives in the same library.
-    symlink("libacl_rt.so", &lib64.join("libhccl.so"))?;
+    // HCCL lives in the same library, and so do the runtime's companions (profiling, data
+    // channels, queues, dump; the profiling API of libprofapi) and the part of the operator
+    // library the samples call (libopapi, libnnopbase), as do the older runtime's
+    // implementation library (libacl_rt_impl).
+    for name in LINKED_LIBRARIES {
+        symlink("libacl_rt.so", &lib64.join(name))?;
+    }
     // Older toolkits keep the runtime under runtime/.
     let runtime = root.join("runtime");
     std::fs::create_dir_all(&runtime).map_err(io(&runtime))?;
@@ -128,6 +153,8 @@ fn write_layout(root: &Path, library: &Path, headers: &Path) -> Result<(), Strin
     )
     .map_err(io(&version))?;
 
+    toolkit::write(root)?;
+
     let script = set_env(root);
     let set_env_sh = root.join("set_env.sh");
     std::fs::write(&set_env_sh, &script).map_err(io(&set_env_sh))?;
@@ -140,7 +167,7 @@ fn write_layout(root: &Path, library: &Path, headers: &Path) -> Result<(), Strin
 }
 
 /// Makes `at` a symbolic link to `target`, replacing what was there.
-fn symlink(target: &str, at: &Path) -> Result<(), String> {
+pub(crate) fn symlink(target: &str, at: &Path) -> Result<(), String> {
     if at.symlink_metadata().is_ok() {
         std::fs::remove_file(at).map_err(|e| format!("{}: {e}", at.display()))?;
     }
@@ -154,7 +181,8 @@ fn set_env(root: &Path) -> String {
          # ascendcl-rs host emulator (see docs/emulator.md). Source it like a real set_env.sh.\n\
          export ASCEND_HOME_PATH=\"{r}\"\n\
          export ASCEND_TOOLKIT_HOME=\"{r}\"\n\
-         export LD_LIBRARY_PATH=\"{r}/lib64${{LD_LIBRARY_PATH:+:${{LD_LIBRARY_PATH}}}}\"\n"
+         export LD_LIBRARY_PATH=\"{r}/lib64${{LD_LIBRARY_PATH:+:${{LD_LIBRARY_PATH}}}}\"\n{asc}",
+        asc = crate::asc_host::set_env_lines(root)
     )
 }
 
@@ -180,7 +208,7 @@ fn check_soname(library: &Path) -> Result<(), String> {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+pub(crate) fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
     std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
     let entries = std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))?;
     for entry in entries {
@@ -299,6 +327,10 @@ mod tests {
             "lib64/libascendcl.so",
             "lib64/libruntime.so",
             "lib64/libhccl.so",
+            "lib64/libmsprofiler.so",
+            "lib64/libacl_tdt_channel.so",
+            "lib64/libacl_tdt_queue.so",
+            "lib64/libascend_dump.so",
             "include/hccl/hccl.h",
             "include/third_party/hccl/inc/hccl/hccl.h",
             "runtime/include/acl/acl.h",
@@ -306,6 +338,13 @@ mod tests {
             "set_env.sh",
             "bin/setenv.bash",
             "version.cfg",
+            "cann/set_env.sh",
+            "include/securec.h",
+            "include/mstx/ms_tools_ext.h",
+            "include/aclnnop/aclnn_add.h",
+            "include/profiling/aprof_pub.h",
+            "lib64/libc_sec.so",
+            "tikcpp/ascendc_kernel_cmake/ascendc.cmake",
         ] {
             assert!(root.join(p).is_file(), "{p} is missing");
         }
@@ -317,6 +356,18 @@ mod tests {
             std::fs::read_link(root.join("lib64/libhccl.so")).unwrap(),
             Path::new("libacl_rt.so")
         );
+        let arch = root.join(toolkit::arch_dir());
+        for p in [
+            "include/acl/acl.h",
+            "lib64/libacl_rt.so",
+            "tikcpp/ascendc_kernel_cmake/ascendc.cmake",
+        ] {
+            assert!(
+                arch.join(p).is_file(),
+                "{}/{p} is missing",
+                toolkit::arch_dir()
+            );
+        }
         let script = std::fs::read_to_string(root.join("bin/setenv.bash")).unwrap();
         assert!(script.contains(&format!("ASCEND_HOME_PATH=\"{}\"", root.display())));
 

@@ -2,6 +2,8 @@
 //!
 //! Each subcommand lives in its own module; `tools` provisions what a fresh machine lacks.
 
+mod asc_examples;
+mod asc_host;
 mod bench;
 mod bindgen;
 mod codegen;
@@ -42,6 +44,13 @@ cargo xtask <command> [args]
   env [--export]       what was detected: CANN root, include and lib dirs, SOC_VERSION,
                        ASCENDC_CMAKE_DIR; --export prints shell exports
   emu-root DIR         lay out a CANN-shaped install root whose runtime is the emulator
+  asc-examples [--source DIR] [--arch A|all] [FILTER...]
+                       build and run AscendC's own examples (asc-devkit, fetched from GitHub:
+                       local verification only) through the emulator root's ASC language
+  cann-catalogue --runtime DIR [--runs N] [SAMPLE...]
+                       CANN's sample catalogue (a hicann/runtime checkout or bare clone), each
+                       sample unchanged through its own run.sh against an emulator root; a
+                       report of the passes per sample (target/cann-catalogue/report.md)
   emu-c                build the emulator's C test programs (crates/ascendcl-emu/tests/c) against the
                        real headers and run them on its shared library (part of test)
   bench [--quick]      run the criterion suite
@@ -75,7 +84,9 @@ fn main() -> ExitCode {
         "sample" => sample::run(rest),
         "env" => env::run(rest),
         "emu-root" => emu_root::run(rest),
+        "asc-examples" => asc_examples::run(rest),
         "emu-c" => emu_root::c_program_test(),
+        "cann-catalogue" => emu_root::catalogue::run(rest),
         "bench" => bench::run(rest),
         "bench-report" => bench::report(rest),
         "hccl-bench" => hccl_bench::run(rest),

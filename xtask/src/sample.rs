@@ -54,6 +54,10 @@ fn samples() -> Result<Vec<Sample>, String> {
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             continue;
         };
+        // A sample is a program; the crate the samples share (`samples/common`) is a library.
+        if !manifest.contains("[[bin]]") {
+            continue;
+        }
         let description = manifest
             .lines()
             .find_map(|l| {

@@ -108,6 +108,7 @@ pub fn run(args: &[String], ci: bool) -> Result<(), String> {
     symbols::check(&built)?;
     tools::step("C program against the real headers, on the emulator's shared library");
     emu_root::c_program_test()?;
+    crate::asc_host::program_test()?;
     tools::step("ascendcl-sys with feature `link`, linked against that install root");
     link_check::run(&tools::target_dir().join("emu-root"))?;
     hccl_link_check::run()?;
