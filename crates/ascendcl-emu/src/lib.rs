@@ -163,6 +163,7 @@ implemented! {
     aclrtUnSubscribeReport,
     aclGetDeviceCapability,
     aclrtGetDeviceCapability,
+    aclrtCheckArchCompatibility,
     aclrtGetDeviceInfo,
     aclrtGetDeviceUtilizationRate,
     aclrtQueryDeviceStatus,

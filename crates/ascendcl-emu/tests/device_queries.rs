@@ -100,7 +100,7 @@ fn capabilities_and_attributes_come_from_the_soc_table() {
         info(0, ACL_DEV_ATTR_VECTOR_CORE_NUM),
         info(0, ACL_DEV_ATTR_L2_CACHE_SIZE),
     );
-    ascendcl_emu::set_config(saved);
+    ascendcl_emu::set_config(saved.clone());
     assert_eq!(b4, (Ok(20), Ok(40), Ok(96 << 20)));
     // aclrtGetDeviceCapability: feature type first (107000), then the device (107001).
     let mut v = -7;
@@ -116,10 +116,71 @@ fn capabilities_and_attributes_come_from_the_soc_table() {
         unsafe { aclrtGetDeviceCapability(99, ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV, &mut v) },
         AclError::INVALID_DEVICEID,
     );
+    // Task updates of AI core and vector tasks: supported on the A2 part, as the cross-version
+    // sample's README shows; the cross-device memory-queue events are not emulated.
     ok(unsafe {
         aclrtGetDeviceCapability(0, ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV, &mut v)
     });
+    assert_eq!(v, ACL_DEV_FEATURE_SUPPORT as i32);
+    ok(unsafe { aclrtGetDeviceCapability(0, ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV, &mut v) });
     assert_eq!(v, ACL_DEV_FEATURE_NOT_SUPPORT as i32);
+    // IPV350 has no model runtime instances, so no task updates either.
+    ascendcl_emu::set_config(ascendcl_emu::Config {
+        soc: "IPV350".to_string(),
+        ..saved.clone()
+    });
+    let r = unsafe {
+        aclrtGetDeviceCapability(0, ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV, &mut v)
+    };
+    ascendcl_emu::set_config(saved);
+    ok(r);
+    assert_eq!(v, ACL_DEV_FEATURE_NOT_SUPPORT as i32);
+}
+
+fn compatible(name: &std::ffi::CStr) -> Result<i32, AclError> {
+    let mut v = -7;
+    match unsafe { aclrtCheckArchCompatibility(name.as_ptr(), &mut v) } {
+        0 => Ok(v),
+        e => {
+            take_msg();
+            Err(AclError(e))
+        }
+    }
+}
+
+#[test]
+fn arch_compatibility_compares_npu_architectures() {
+    let _g = serial();
+    let _d = Dev::new(0);
+    // The emulated SoC's own name, as the cross-version sample passes it: compatible.
+    let own = unsafe { std::ffi::CStr::from_ptr(aclrtGetSocName()) }.to_owned();
+    assert_eq!(compatible(&own), Ok(1));
+    // Another SoC of the same architecture (dav-2201: A2 and A3) is compatible; others are not.
+    assert_eq!(compatible(c"Ascend910B4"), Ok(1));
+    assert_eq!(compatible(c"Ascend910_9392"), Ok(1));
+    assert_eq!(compatible(c"Ascend310P3"), Ok(0));
+    assert_eq!(compatible(c"Ascend910A"), Ok(0));
+    assert_eq!(compatible(c"Ascend950PR_9579"), Ok(0));
+    // A name no platform configuration describes, an empty name, NULL: 107000.
+    assert_eq!(compatible(c"Ascend999"), Err(AclError::PARAM_INVALID));
+    assert_eq!(compatible(c""), Err(AclError::PARAM_INVALID));
+    err(
+        unsafe { aclrtCheckArchCompatibility(null(), &mut 0) },
+        AclError::PARAM_INVALID,
+    );
+    err(
+        unsafe { aclrtCheckArchCompatibility(c"Ascend910B3".as_ptr(), null_mut()) },
+        AclError::PARAM_INVALID,
+    );
+    // On IPV350 (architecture 3505) the A2 parts are not compatible, the 035 parts are.
+    let saved = ascendcl_emu::config();
+    ascendcl_emu::set_config(ascendcl_emu::Config {
+        soc: "IPV350".to_string(),
+        ..saved.clone()
+    });
+    let on_ipv350 = (compatible(c"Ascend910B3"), compatible(c"Ascend035A"));
+    ascendcl_emu::set_config(saved);
+    assert_eq!(on_ipv350, (Ok(0), Ok(1)));
 }
 
 #[test]

@@ -160,9 +160,10 @@ acl! {
 }
 
 acl! {
-    /// `aclrtGetDeviceCapability`: whether a device feature is supported (neither
-    /// `ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV` nor `ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV`
-    /// is emulated: `ACL_DEV_FEATURE_NOT_SUPPORT`).
+    /// `aclrtGetDeviceCapability`: whether a device feature is supported.
+    /// `ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV` follows the emulated SoC (1 on Atlas A2
+    /// and A3, whose model tasks can be updated; 0 on IPV350);
+    /// `ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV` is not emulated (`ACL_DEV_FEATURE_NOT_SUPPORT`).
     fn aclrtGetDeviceCapability(deviceId: i32, devFeatureType: aclrtDevFeatureType, value: *mut i32) {
         // SAFETY: C contract (NULL or valid).
         let out = unsafe { Out::new(value, "value") }?;
@@ -170,7 +171,36 @@ acl! {
             return fail(RT_PARAM_INVALID, format!("devFeatureType {devFeatureType} is not a known feature (1 or 21)"));
         }
         crate::device::check(deviceId)?;
-        out.set(ACL_DEV_FEATURE_NOT_SUPPORT as i32);
+        let supported = devFeatureType == ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV
+            && soc::current().features.task_update;
+        out.set(if supported { ACL_DEV_FEATURE_SUPPORT } else { ACL_DEV_FEATURE_NOT_SUPPORT } as i32);
+        Ok(())
+    }
+}
+
+acl! {
+    /// `aclrtCheckArchCompatibility`: whether operators built for `socVersion` run on the
+    /// emulated SoC: 1 when both have the same NPU architecture, 0 otherwise; a NULL or empty
+    /// name, a name the runtime's platform configuration does not describe, or a NULL output is
+    /// 107000.
+    fn aclrtCheckArchCompatibility(socVersion: *const c_char, canCompatible: *mut i32) {
+        if socVersion.is_null() {
+            return fail(RT_PARAM_INVALID, "socVersion is NULL");
+        }
+        if canCompatible.is_null() {
+            return fail(RT_PARAM_INVALID, "canCompatible is NULL");
+        }
+        // SAFETY: C contract: a NUL-terminated string.
+        let name = unsafe { CStr::from_ptr(socVersion) }.to_string_lossy();
+        if name.is_empty() {
+            return fail(RT_PARAM_INVALID, "socVersion is an empty string");
+        }
+        let Some(arch) = soc::npu_arch_of(&name) else {
+            return fail(RT_PARAM_INVALID, format!("SoC version {name} is invalid (no platform configuration names it)"));
+        };
+        // SAFETY: checked non-NULL; C contract (valid for a write).
+        let out = unsafe { Out::new(canCompatible, "canCompatible") }?;
+        out.set(i32::from(arch == soc::current().npu_arch));
         Ok(())
     }
 }

@@ -34,6 +34,10 @@ pub(crate) struct Features {
     /// `aclrtSubscribeHostFunc` / `aclrtProcessHostFunc` / `aclrtUnSubscribeHostFunc` (IPV350
     /// only).
     pub host_func_subscription: bool,
+    /// `ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV`: the task scheduler updates AI core and
+    /// vector tasks of a model (the task updates of captured models); the runtime asks the
+    /// driver, and the cross-version sample's README shows 1 on an Atlas A2 part.
+    pub task_update: bool,
 }
 
 /// Atlas A2 (910B).
@@ -41,6 +45,7 @@ const A2: Features = Features {
     models: true,
     stream_switch: true,
     host_func_subscription: false,
+    task_update: true,
 };
 
 /// Atlas A3 (910_93xx): the documentation marks stream activation and switching unsupported.
@@ -85,6 +90,7 @@ const IPV350: Soc = Soc {
         models: false,
         stream_switch: false,
         host_func_subscription: true,
+        task_update: false,
     },
 };
 
@@ -101,6 +107,60 @@ pub(crate) const SOCS: &[Soc] = &[
     a3("Ascend910_9372", 20, 192),
     IPV350,
 ];
+
+/// The NPU architecture of every SoC the runtime's platform configuration describes (its
+/// `[version] NpuArch` entry per SoC file), for `aclrtCheckArchCompatibility`.
+const NPU_ARCH: &[(&str, i64)] = &[
+    ("Ascend031", 3004),
+    ("Ascend035", 3505),
+    ("Ascend035A", 3505),
+    ("Ascend035B", 3505),
+    ("Ascend310B1", 3002),
+    ("Ascend310B2", 3002),
+    ("Ascend310B3", 3002),
+    ("Ascend310B4", 3002),
+    ("Ascend310P1", 2002),
+    ("Ascend310P3", 2002),
+    ("Ascend310P5", 2002),
+    ("Ascend310P7", 2002),
+    ("Ascend910A", 1001),
+    ("Ascend910B", 1001),
+    ("Ascend910PremiumA", 1001),
+    ("Ascend910ProA", 1001),
+    ("Ascend910ProB", 1001),
+    ("Ascend910B1", 2201),
+    ("Ascend910B2", 2201),
+    ("Ascend910B2C", 2201),
+    ("Ascend910B3", 2201),
+    ("Ascend910B4", 2201),
+    ("Ascend910B4-1", 2201),
+    ("Ascend910_9362", 2201),
+    ("Ascend910_9363", 2201),
+    ("Ascend910_9372", 2201),
+    ("Ascend910_9381", 2201),
+    ("Ascend910_9382", 2201),
+    ("Ascend910_9391", 2201),
+    ("Ascend910_9392", 2201),
+    ("Ascend350_354f", 3510),
+    ("Ascend350_355e", 3510),
+];
+
+/// The NPU architecture of a SoC named as the runtime's platform configuration names it (the
+/// Ascend 950PR/DT parts by their `Ascend950PR_` / `Ascend950DT_` prefix, all 3510), or of one
+/// of the emulator's own SoCs; `None` for any other name.
+pub(crate) fn npu_arch_of(name: &str) -> Option<i64> {
+    if let Some((_, a)) = NPU_ARCH.iter().find(|(n, _)| *n == name) {
+        return Some(*a);
+    }
+    if let Some(model) = name
+        .strip_prefix("Ascend950PR_")
+        .or_else(|| name.strip_prefix("Ascend950DT_"))
+        && !model.is_empty()
+    {
+        return Some(3510);
+    }
+    SOCS.iter().find(|s| s.name == name).map(|s| s.npu_arch)
+}
 
 /// The figures of the configured SoC; a name outside the table reports the Ascend910B2's.
 pub(crate) fn current() -> Soc {
