@@ -216,17 +216,18 @@ pub(crate) unsafe fn memcpy_async(
         return Ok(());
     }
     let pageable = s.loc == Loc::Unreg || d.loc == Loc::Unreg;
-    if pageable && stream.recording() {
-        return fail(
-            RT_PARAM_INVALID,
-            "a copy with pageable host memory cannot be captured (it would run synchronously); \
-             use pinned memory (aclrtMallocHost) in a captured stream",
-        );
-    }
     if pageable && eff != D2D {
-        // Check 10: the runtime synchronises the stream and copies synchronously, and returns
-        // before check 11 (the stream's context), as in the runtime's implementation. A pageable
-        // side is never device memory, so no peer check applies.
+        // Check 10: a capturing stream refuses the copy; any other stream (a built model's
+        // bound stream too) is synchronised and the copy made synchronously, before check 11
+        // (the stream's context), as in the runtime's implementation. A pageable side is never
+        // device memory, so no peer check applies.
+        if stream.is_capturing() {
+            return fail(
+                RT_PARAM_INVALID,
+                "a copy with pageable host memory cannot be captured (it would run \
+                 synchronously); use pinned memory (aclrtMallocHost) in a captured stream",
+            );
+        }
         stream.synchronize(None, RT_STREAM_SYNC_TIMEOUT)?;
         // SAFETY: validated above; pageable ranges are the caller's (see # Safety).
         unsafe { access::copy(dst, d, src, s, count) };

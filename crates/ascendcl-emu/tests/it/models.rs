@@ -387,6 +387,59 @@ fn a_built_model_runs_its_tasks_at_each_execution_only() {
     ok(unsafe { aclrtDestroyStream(exec) });
 }
 
+/// A copy from pageable memory on a built model's stream that is not capturing: the runtime
+/// refuses such a copy only on a capturing stream; elsewhere it synchronises the stream and copies
+/// synchronously, so the bytes are in place when the call returns and the model holds no task
+/// for it.
+#[test]
+fn a_pageable_copy_on_a_model_stream_is_made_at_once_and_not_recorded() {
+    let _device = failing_tasks();
+    let _d = Dev::new(0);
+    let ri = build();
+    let p = persistent();
+    ok(unsafe { aclmdlRIBindStream(ri, p, HEAD) });
+    let dst = malloc(64);
+    h2d(dst, &[0u8; 64]);
+    let pageable = [0x77u8; 64];
+    ok(unsafe {
+        aclrtMemcpyAsync(
+            dst,
+            64,
+            pageable.as_ptr().cast(),
+            64,
+            ACL_MEMCPY_HOST_TO_DEVICE,
+            p,
+        )
+    });
+    let mut back = [0u8; 64];
+    d2h(&mut back, dst);
+    assert_eq!(back, [0x77; 64], "copied before the call returned");
+    // Device to pageable memory, the same.
+    let mut out = [0u8; 64];
+    ok(unsafe {
+        aclrtMemcpyAsync(
+            out.as_mut_ptr().cast(),
+            64,
+            dst,
+            64,
+            ACL_MEMCPY_DEVICE_TO_HOST,
+            p,
+        )
+    });
+    assert_eq!(out, [0x77; 64]);
+    ok(unsafe { aclmdlRIEndTask(ri, p) });
+    ok(unsafe { aclmdlRIBuildEnd(ri, null_mut()) });
+    // Running the model does not copy again.
+    h2d(dst, &[0u8; 64]);
+    ok(unsafe { aclmdlRIExecute(ri, -1) });
+    d2h(&mut back, dst);
+    assert_eq!(back, [0u8; 64], "the model recorded no copy");
+    ok(unsafe { aclmdlRIUnbindStream(ri, p) });
+    ok(unsafe { aclmdlRIDestroy(ri) });
+    free(dst);
+    ok(unsafe { aclrtDestroyStream(p) });
+}
+
 #[test]
 fn default_streams_run_only_when_activated() {
     let _device = failing_tasks();
