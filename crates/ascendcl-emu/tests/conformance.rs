@@ -464,6 +464,37 @@ fn s2_memset_async_checks_in_order() {
     free(p);
 }
 
+#[test]
+fn s2_memset_async_on_another_devices_stream_needs_peer_access() {
+    // A stream's tasks run on its device: another device's memory is reached through peer
+    // access only, as for copies (s2_memcpy_between_devices_needs_peer_access).
+    let _g = exclusive();
+    let _d1 = Dev::new(1);
+    let q = malloc(64);
+    let _d0 = Dev::new(0);
+    let s = stream();
+    assert_eq!(
+        AclError(unsafe { aclrtMemsetAsync(q, 64, 0x11, 64, s) }),
+        AclError::PARAM_INVALID
+    );
+    assert!(take_msg().contains("needs peer access"));
+    err(
+        unsafe { aclrtMemsetD32Async(q, 64, 0x11, 16, s) },
+        AclError::PARAM_INVALID,
+    );
+    ok(unsafe { aclrtDeviceEnablePeerAccess(1, 0) });
+    ok(unsafe { aclrtMemsetAsync(q, 64, 0x22, 64, s) });
+    ok(unsafe { aclrtSynchronizeStream(s) });
+    assert_eq!(read_dev(q, 64), vec![0x22; 64]);
+    ok(unsafe { aclrtDeviceDisablePeerAccess(1) });
+    err(
+        unsafe { aclrtMemsetAsync(q, 64, 0x33, 64, s) },
+        AclError::PARAM_INVALID,
+    );
+    ok(unsafe { aclrtDestroyStream(s) });
+    free(q);
+}
+
 // ---------------------------------------------------------------------------------------------
 // §2 aclrtMemcpy (synchronous), checks 1-6
 

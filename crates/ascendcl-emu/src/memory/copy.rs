@@ -71,6 +71,22 @@ fn check_peer(exec: i32, d: Side, s: Side) -> R {
     Ok(())
 }
 
+/// A memset's device memory must be the executing device's own, or reachable through peer
+/// access from it: a stream's tasks run on the stream's device.
+fn check_reach(exec: i32, what: &str, side: Side) -> R {
+    match side.loc {
+        Loc::Device(owner) if owner != exec && !crate::device::peer_enabled(exec, owner) => fail(
+            RT_PARAM_INVALID,
+            format!(
+                "{what} of device {owner}'s memory on a stream of device {exec} needs peer access \
+                 from device {exec} to device {owner} (aclrtDeviceEnablePeerAccess({owner}) with \
+                 device {exec} current), or a stream of device {owner}"
+            ),
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// `aclrtMemcpy`.
 ///
 /// # Safety
@@ -304,6 +320,7 @@ pub(crate) unsafe fn memset_async(
     let stream = late_stream(early)?;
     crate::stream::check_context(&stream)?;
     let side = memory::read().check("devPtr", dst, count)?;
+    check_reach(stream.device, "a memset", side)?;
     if side.loc == Loc::Unreg {
         stream.synchronize(None, RT_STREAM_SYNC_TIMEOUT)?;
         // SAFETY: pageable memory vouched for by the caller.
@@ -348,6 +365,7 @@ pub(crate) unsafe fn memset_d32(
     if stream.is_some() {
         let s = late_stream(early)?;
         crate::stream::check_context(&s)?;
+        check_reach(s.device, "a 32-bit memset", side)?;
         if side.loc != Loc::Unreg {
             return s.enqueue(work::Fill32 {
                 dst,
