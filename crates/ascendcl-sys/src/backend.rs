@@ -199,6 +199,21 @@ pub enum LoadError {
         /// Every path tried, in order.
         tried: Vec<LoadFailure>,
     },
+    /// No CANN runtime library was found and the build has no emulator to fall back on (a
+    /// production build: `ascendcl` with `default-features = false`).
+    #[error(
+        "no CANN runtime library was found, and this build does not include the host emulator \
+         (the `emulator` feature of the `ascendcl` crate is off: `default-features = false`), so \
+         there is no backend to run on; install CANN and source its set_env.sh (for example \
+         /usr/local/Ascend/ascend-toolkit/set_env.sh) so that ASCEND_HOME_PATH names the \
+         install, or set ASCENDCL_LIB to the runtime library (libacl_rt.so or libascendcl.so); \
+         tried:{}",
+        list(.tried)
+    )]
+    NoBackend {
+        /// Every path tried, in order.
+        tried: Vec<LoadFailure>,
+    },
     /// The emulator was asked for but is not compiled in.
     #[error(
         "the emulator backend was requested but this build does not include it: the `emulator` \
@@ -469,6 +484,14 @@ impl Choice {
             b.reason = reason;
             b
         };
+        // Without an emulator in the build, "nothing found" has no way out but CANN: the
+        // hints must not point at the emulator.
+        let no_emulator = |e: LoadError| match (e, emulator) {
+            (LoadError::NotFound { tried } | LoadError::AutoFoundNothing { tried }, None) => {
+                LoadError::NoBackend { tried }
+            }
+            (e, _) => e,
+        };
         match self {
             Choice::Emulator => {
                 let emu = emulator.ok_or(LoadError::EmulatorUnavailable)?;
@@ -479,7 +502,7 @@ impl Choice {
                 ))
             }
             Choice::Cann => {
-                let b = load_cann_from(env)?;
+                let b = load_cann_from(env).map_err(no_emulator)?;
                 let found = b.reason.clone();
                 Ok(with_reason(b, format!("CANN was named; {found}")))
             }
@@ -488,7 +511,9 @@ impl Choice {
                     let found = b.reason.clone();
                     Ok(with_reason(b, format!("ASCENDCL_BACKEND=auto; {found}")))
                 }
-                Err(LoadError::NotFound { tried }) => Err(LoadError::AutoFoundNothing { tried }),
+                Err(LoadError::NotFound { tried }) => {
+                    Err(no_emulator(LoadError::AutoFoundNothing { tried }))
+                }
                 Err(e) => Err(e),
             },
             Choice::Default => match (load_cann_from(env), emulator) {
@@ -506,7 +531,7 @@ impl Choice {
                         tried.len()
                     ),
                 )),
-                (Err(e), _) => Err(e),
+                (Err(e), _) => Err(no_emulator(e)),
             },
         }
     }

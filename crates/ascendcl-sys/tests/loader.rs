@@ -406,3 +406,40 @@ fn the_emulator_missing_from_the_build_names_the_feature() {
         .unwrap();
     assert!(b.reason.contains("the emulator was named"), "{}", b.reason);
 }
+
+#[test]
+fn without_cann_or_emulator_every_choice_but_the_emulator_says_there_is_no_backend() {
+    // A production build (`ascendcl` without its `emulator` feature) on a machine without CANN.
+    for choice in [sys::Choice::Default, sys::Choice::Cann, sys::Choice::Auto] {
+        let e = choice
+            .resolve(&ascendcl_sdk::SearchEnv::empty(), None)
+            .unwrap_err();
+        assert!(
+            matches!(e, sys::LoadError::NoBackend { .. }),
+            "{choice:?}: {e}"
+        );
+        let text = e.to_string();
+        for needle in [
+            "no CANN runtime library was found",
+            "does not include the host emulator",
+            "default-features = false",
+            "set_env.sh",
+            "ASCENDCL_LIB",
+        ] {
+            assert!(
+                text.contains(needle),
+                "{choice:?}: {needle:?} missing from {text}"
+            );
+        }
+        // The emulator is not there to choose: the message must not suggest it.
+        assert!(
+            !text.contains("ASCENDCL_BACKEND=emulator"),
+            "{choice:?}: {text}"
+        );
+    }
+    // With an emulator compiled in, the same search keeps its own errors (or falls back).
+    let e = sys::Choice::Cann
+        .resolve(&ascendcl_sdk::SearchEnv::empty(), Some(fake_emulator))
+        .unwrap_err();
+    assert!(matches!(e, sys::LoadError::NotFound { .. }), "{e}");
+}
