@@ -5,7 +5,9 @@
 
 use crate::unit::{self, Hook};
 use crate::{Build, Error, include_dir, write};
+use std::any::Any;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 pub(crate) use crate::unit::Source;
 
@@ -19,6 +21,7 @@ fn base(cfg: &Build, dir: &Path) -> cc::Build {
     let mut cc = cc::Build::new();
     cc.cpp(true)
         .cargo_metadata(!cfg.no_metadata)
+        .cargo_warnings(!cfg.no_metadata)
         .out_dir(dir.join("obj"));
     if let Some(t) = cfg.env_or(&cfg.target, "TARGET") {
         cc.target(&t);
@@ -29,6 +32,58 @@ fn base(cfg: &Build, dir: &Path) -> cc::Build {
     cc
 }
 
+/// What the C++ compiler said and was asked, collected from the `cc` crate's messages.
+#[derive(Default)]
+struct Messages {
+    /// Each line the compiler wrote to stderr (its warnings).
+    stderr: Mutex<Vec<String>>,
+    /// Each compilation's command line.
+    commands: Mutex<Vec<Vec<String>>>,
+}
+
+impl cc::BuildMessageLogger for Messages {
+    fn log(&self, kind: cc::BuildMessageKind, msg: cc::BuildMessage<'_>, extra: &dyn Any) {
+        match kind {
+            cc::BuildMessageKind::StderrForwarding => push(&self.stderr, msg.to_string()),
+            cc::BuildMessageKind::CompileCommand => {
+                if let Some(c) = extra.downcast_ref::<cc::CompileCommand>() {
+                    let args = c
+                        .arguments()
+                        .map(|a| a.to_string_lossy().into_owned())
+                        .collect();
+                    push(&self.commands, args);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn push<T>(m: &Mutex<Vec<T>>, v: T) {
+    m.lock().unwrap_or_else(|p| p.into_inner()).push(v);
+}
+
+fn take<T>(m: &Mutex<Vec<T>>) -> Vec<T> {
+    std::mem::take(&mut *m.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
+/// What host mode reports besides the binary: the compiler's warnings and command lines.
+#[derive(Debug, Default)]
+pub(crate) struct Report {
+    pub warnings: Vec<String>,
+    pub commands: Vec<Vec<String>>,
+}
+
+/// The flag that builds for the CPU the compiler runs on, for a target architecture: Arm
+/// compilers take `-mcpu=native` (GCC's `-march=native` is not the recommended form there).
+pub(crate) fn native_flag(target: &str) -> &'static str {
+    if target.starts_with("aarch64") || target.starts_with("arm64") {
+        "-mcpu=native"
+    } else {
+        "-march=native"
+    }
+}
+
 /// Compiles the sources once, then (1) archives them into the static library linked into the
 /// crate (host-side C++ code, `<<<...>>>` launches) and (2) links them with the kernel table into
 /// the kernel binary the runtime loads (`lib<prefix>.so` in `dir`). Returns the binary's path.
@@ -37,7 +92,7 @@ pub(crate) fn build(
     prefix: &str,
     dir: &Path,
     sources: &[Source],
-) -> Result<PathBuf, Error> {
+) -> Result<(PathBuf, Report), Error> {
     let src_dir = dir.join("host");
     let mut units = Vec::new();
     let hook = Hook::Crate { prefix };
@@ -54,10 +109,16 @@ pub(crate) fn build(
     let table = src_dir.join("binary_table.cpp");
     write(&table, &unit::binary_table(&hook))?;
 
+    let messages = Arc::new(Messages::default());
     let mut cc = base(cfg, dir);
+    // The user's sources are compiled with the compiler's usual warnings (`-Wall -Wextra`, which
+    // the `cc` crate prints as cargo warnings); the host layer is a system directory, so its own
+    // headers, and the expansions of its macros, stay quiet.
     cc.std("c++17")
-        .warnings(false)
-        .include(include_dir())
+        .warnings(!cfg.no_warnings)
+        .message_logger(Some(messages.clone()))
+        .flag("-isystem")
+        .flag(include_dir().as_os_str())
         .define("ASCENDC_HOST", "1")
         .define("__NPU_ARCH__", "2201")
         .define(
@@ -73,6 +134,24 @@ pub(crate) fn build(
         .flag_if_supported("-fvisibility-inlines-hidden");
     // Host kernels are the emulated device: optimised even in a debug build, unless asked.
     cc.opt_level_str(cfg.opt_level.as_deref().unwrap_or("2"));
+    let mut notes = Vec::new();
+    if cfg.native_requested() {
+        let target = cfg.env_or(&cfg.target, "TARGET").unwrap_or_default();
+        let host = cfg.env_or(&cfg.host, "HOST").unwrap_or_default();
+        let flag = native_flag(&target);
+        if target != host {
+            notes.push(format!(
+                "native CPU build asked for, but the target {target} is not the host {host}: \
+                 {flag} left out"
+            ));
+        } else if cc.is_flag_supported(flag).unwrap_or(false) {
+            cc.flag(flag);
+        } else {
+            notes.push(format!(
+                "native CPU build asked for, but the C++ compiler does not take {flag}"
+            ));
+        }
+    }
     for dir in &cfg.includes {
         cc.include(dir);
     }
@@ -142,5 +221,28 @@ pub(crate) fn build(
             String::from_utf8_lossy(&out.stderr)
         )));
     }
-    Ok(binary)
+    for n in &notes {
+        cfg.metadata(&format!("warning=ascendc-build: {n}"));
+    }
+    let mut warnings = notes;
+    warnings.extend(take(&messages.stderr));
+    Ok((
+        binary,
+        Report {
+            warnings,
+            commands: take(&messages.commands),
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::native_flag;
+
+    #[test]
+    fn arm_targets_get_mcpu_native() {
+        assert_eq!(native_flag("aarch64-unknown-linux-gnu"), "-mcpu=native");
+        assert_eq!(native_flag("arm64-apple-darwin"), "-mcpu=native");
+        assert_eq!(native_flag("x86_64-unknown-linux-gnu"), "-march=native");
+    }
 }

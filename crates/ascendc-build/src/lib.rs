@@ -77,6 +77,10 @@ use std::path::{Path, PathBuf};
 
 pub use detect::ENV_MODE;
 
+/// Environment variable: `1` builds host kernels for the CPU of the build machine
+/// (`-march=native`, `-mcpu=native` on Arm), `0` does not; [`Build::native_cpu`] comes first.
+pub const ENV_NATIVE: &str = "ASCENDC_HOST_NATIVE";
+
 /// The launcher support code written next to every generated module.
 const RT_SOURCE: &str = include_str!("../rt/launch.rs");
 
@@ -177,6 +181,12 @@ pub struct Output {
     pub cmake: Option<PathBuf>,
     /// Things in the sources the build could not use (also printed as cargo warnings).
     pub notes: Vec<String>,
+    /// What the host C++ compiler wrote about the kernel sources (host mode): its warnings, line
+    /// by line, as the `cc` crate also prints them as cargo warnings; a native CPU build that
+    /// could not be honoured says why here too. Empty in NPU mode.
+    pub compiler_warnings: Vec<String>,
+    /// The command line of each compilation (host mode): compiler, then arguments.
+    pub compile_commands: Vec<Vec<String>>,
 }
 
 /// A kernels library to build: the AscendC sources and how to compile them.
@@ -194,6 +204,8 @@ pub struct Build {
     target: Option<String>,
     host: Option<String>,
     opt_level: Option<String>,
+    no_warnings: bool,
+    native: Option<bool>,
 }
 
 impl Build {
@@ -285,6 +297,30 @@ impl Build {
         self
     }
 
+    /// Whether host mode compiles the kernel sources with the compiler's warnings
+    /// (`-Wall -Wextra`, printed as cargo warnings and kept in [`Output::compiler_warnings`]);
+    /// on by default. The AscendC host layer's own headers never warn: they are a system
+    /// include directory. Off gives `-w`.
+    pub fn warnings(&mut self, on: bool) -> &mut Self {
+        self.no_warnings = !on;
+        self
+    }
+
+    /// Whether host kernels are built for the CPU of the build machine (`-march=native`;
+    /// `-mcpu=native` on Arm), ahead of `$ASCENDC_HOST_NATIVE` ([`ENV_NATIVE`]); off by default,
+    /// since such a binary may not run on another machine. Ignored, with a note in
+    /// [`Output::compiler_warnings`], when cross-compiling or when the compiler lacks the flag.
+    pub fn native_cpu(&mut self, on: bool) -> &mut Self {
+        self.native = Some(on);
+        self
+    }
+
+    /// Whether a native CPU build was asked for ([`Build::native_cpu`], else [`ENV_NATIVE`]).
+    fn native_requested(&self) -> bool {
+        self.native
+            .unwrap_or_else(|| native_from_env(std::env::var(ENV_NATIVE).ok().as_deref()))
+    }
+
     /// Builds the library `name` and writes its launchers; on failure prints the reason and
     /// exits the build script with status 1 (use [`Build::try_compile`] to handle it).
     pub fn compile(&self, name: &str) -> Output {
@@ -338,7 +374,14 @@ impl Build {
         std::fs::create_dir_all(&lib_dir)
             .map_err(|e| Error::new(format!("cannot create {}: {e}", lib_dir.display())))?;
 
-        for var in [ENV_MODE, "SOC_VERSION", "CMAKE", "CXX", "CXXFLAGS"] {
+        for var in [
+            ENV_MODE,
+            ENV_NATIVE,
+            "SOC_VERSION",
+            "CMAKE",
+            "CXX",
+            "CXXFLAGS",
+        ] {
             self.metadata(&format!("rerun-if-env-changed={var}"));
         }
         for var in ascendcl_sdk::ENV_VARS {
@@ -399,8 +442,13 @@ impl Build {
 
         let mode = self.choose_mode()?;
         let mut npu_info = None;
+        let mut report = host::Report::default();
         let binary = match &mode {
-            Chosen::Host => Some(host::build(self, &prefix, &lib_dir, &sources)?),
+            Chosen::Host => {
+                let (binary, r) = host::build(self, &prefix, &lib_dir, &sources)?;
+                report = r;
+                Some(binary)
+            }
             Chosen::Npu(tc, soc) => {
                 let cmake = npu::build(self, &prefix, &lib_dir, &sources, tc, soc)?;
                 npu_info = Some((soc.clone(), tc.root.clone(), tc.cmake_dir.clone(), cmake));
@@ -464,6 +512,8 @@ impl Build {
             ascendc_cmake_dir,
             cmake,
             notes,
+            compiler_warnings: report.warnings,
+            compile_commands: report.commands,
         })
     }
 
@@ -507,6 +557,16 @@ impl Build {
     }
 }
 
+/// `$ASCENDC_HOST_NATIVE`: `1`, `true`, `on`, `yes` ask for a native CPU build.
+fn native_from_env(value: Option<&str>) -> bool {
+    value.is_some_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "1" | "true" | "on" | "yes"
+        )
+    })
+}
+
 enum Chosen {
     Host,
     Npu(detect::Toolchain, detect::Soc),
@@ -533,4 +593,20 @@ macro_rules! include_kernels {
     ($name:literal) => {
         include!(concat!(env!("OUT_DIR"), "/ascendc-build/", $name, ".rs"));
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::native_from_env;
+
+    #[test]
+    fn native_cpu_env_values() {
+        for on in ["1", "true", "ON", " yes "] {
+            assert!(native_from_env(Some(on)), "{on}");
+        }
+        for off in ["0", "", "false", "native", "off"] {
+            assert!(!native_from_env(Some(off)), "{off}");
+        }
+        assert!(!native_from_env(None));
+    }
 }

@@ -3,5 +3,6 @@
 //! has a binary of its own: it changes the process environment.)
 
 mod host_layer;
+mod host_warnings;
 mod rt_support;
 mod user_crate;
