@@ -2,14 +2,51 @@
 //!
 //! # Getting started
 //!
+//! The crate is not on crates.io yet: depend on the repository (pin one `rev` for all its
+//! crates), or on a checkout by path. `docs/publishing.md` of the repository has the details and
+//! the publishing steps.
+//!
 //! ```toml
 //! [dependencies]
-//! ascendcl = "0.1"
+//! ascendcl = { git = "https://github.com/ascendcl-rs/ascendcl-rs" }
+//! # or: ascendcl = { path = "../ascendcl-rs/crates/ascendcl" }
 //! ```
 //!
 //! No CANN is needed to build, test or run: where none is installed, the runtime is the host
 //! emulator that the default `emulator` feature embeds. The same program runs unchanged on an NPU
 //! once CANN is installed.
+//!
+//! ## Production builds
+//!
+//! A program shipped to NPU machines can leave the emulator out (`default-features = false`;
+//! keep the feature for its tests, in `[dev-dependencies]`): smaller, and never on the emulator
+//! by mistake. On a machine without CANN, [`Runtime::new`] of such a build is
+//! [`Error::Load`]`(`[`LoadError::NoBackend`]`)`: the message says that no CANN runtime library
+//! was found, that the build has no emulator, what to do (source CANN's `set_env.sh`, or set
+//! `ASCENDCL_LIB`) and every path tried.
+//!
+//! ## The emulator's settings
+//!
+//! Read once, at the emulator's first use:
+//!
+//! | variable | meaning | default |
+//! |---|---|---|
+//! | `ASCENDCL_EMU_DEVICES` | number of devices (1–64) | `2` |
+//! | `ASCENDCL_EMU_SOC` | the SoC it claims to be; sets the core counts | `Ascend910B2` |
+//! | `ASCENDCL_EMU_MEMORY` | capacity of each device (`K`/`M`/`G`/`T` suffixes) | `8G` |
+//! | `ASCENDCL_EMU_HOST_MEMORY` | budget of pinned host memory for the process | half the machine's memory |
+//! | `ASCENDCL_EMU_KERNEL_THREADS` | host threads that run kernel blocks (1–1024) | available parallelism |
+//! | `ASCENDCL_EMU_HUGEPAGES` | `auto` or `off` | `auto` |
+//! | `ASCENDCL_EMU_FAULTS` | fault injection (`aclrtMalloc:2`, `aclrtMemcpy:*=507053`) | none |
+//! | `ASCENDCL_EMU_LEAK_REPORT` | `1`: leak reports on stderr | off |
+//! | `ASCENDCL_EMU_HOST_ACCESS` | `1`: host code may touch device memory | off |
+//!
+//! The emulated device reports its SoC's core counts ([`Device::capability`] with
+//! [`DeviceCapability::AiCoreNum`] / [`DeviceCapability::VectorCoreNum`]): 24 AI and 48 vector
+//! cores on the default Ascend910B2, 20 and 40 on the 910B3/B4. A kernel launch should use as many
+//! blocks as the cores its kernel runs on, read from the device, so that the same code fills an
+//! NPU; on the host its blocks run `ASCENDCL_EMU_KERNEL_THREADS` at a time, with the same
+//! results for any block count.
 //!
 //! ## The h2d lifecycle
 //!
