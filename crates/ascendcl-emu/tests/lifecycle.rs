@@ -352,3 +352,50 @@ fn contexts() {
     .join()
     .unwrap();
 }
+
+/// A device holds 65536 events; the next creation is 207007, another device is not affected,
+/// and destroying one makes room again. Creating them counts nothing under the registry's lock
+/// (the per-device count is kept as events come and go), so filling a device is quick; the
+/// tests of this binary run one at a time, so the count is this test's own.
+#[test]
+fn a_device_holds_65536_events() {
+    let _g = serial();
+    fresh();
+    let _d1 = Dev::new(1);
+    let _d0 = Dev::new(0);
+    let mut avail = 0;
+    ok(unsafe { aclrtGetEventAvailNum(&mut avail) });
+    assert_eq!(avail, 65536);
+    let mut events = Vec::with_capacity(65536);
+    for i in 0..65536 {
+        let mut e = null_mut();
+        let r = unsafe { aclrtCreateEvent(&mut e) };
+        assert_eq!(r, 0, "event {i}: {}", take_msg());
+        events.push(e);
+    }
+    ok(unsafe { aclrtGetEventAvailNum(&mut avail) });
+    assert_eq!(avail, 0);
+    let mut e = null_mut();
+    err(
+        unsafe { aclrtCreateEventWithFlag(&mut e, ACL_EVENT_SYNC) },
+        AclError::NO_EVENT_RESOURCE,
+    );
+    // Device 1 has its own budget.
+    std::thread::spawn(|| {
+        ok(unsafe { aclrtSetDevice(1) });
+        let mut e = null_mut();
+        ok(unsafe { aclrtCreateEvent(&mut e) });
+        ok(unsafe { aclrtDestroyEvent(e) });
+        ok(unsafe { aclrtResetDevice(1) });
+    })
+    .join()
+    .unwrap();
+    ok(unsafe { aclrtDestroyEvent(events.pop().unwrap()) });
+    ok(unsafe { aclrtCreateEvent(&mut e) });
+    events.push(e);
+    for e in events {
+        ok(unsafe { aclrtDestroyEvent(e) });
+    }
+    ok(unsafe { aclrtGetEventAvailNum(&mut avail) });
+    assert_eq!(avail, 65536);
+}
