@@ -149,7 +149,10 @@ fn descriptors_and_loading_check_their_arguments() {
     );
     ok(unsafe { aclrtBinaryUnLoad(h) });
 
+    // An empty binary is a descriptor like any other (the runtime's aclrtCreateBinaryImpl checks
+    // only that data is not NULL); loading it is what fails.
     let empty = unsafe { aclrtCreateBinary(bytes.as_ptr().cast(), 0) };
+    assert!(!empty.is_null());
     err(
         unsafe { aclrtBinaryLoad(empty, &mut h) },
         AclError::PARAM_INVALID,

@@ -56,7 +56,9 @@ fn init_all_binds_rank_i_to_device_i() {
 fn init_all_checks_its_arguments() {
     setup();
     let mut comms = [null_mut(); 2];
-    // No current device on a fresh thread: E_RUNTIME.
+    // No current device on a fresh thread: E_RUNTIME (HCCL's HcclCommInitAll starts with
+    // hrtGetDeviceRefresh, aclrtGetDevice, and fails with E_RUNTIME without one; its documented
+    // example sets every device before the call).
     let r = std::thread::spawn(|| {
         let mut comms = [null_mut(); 2];
         let devs = [0i32, 1];
