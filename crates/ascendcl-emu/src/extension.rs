@@ -9,6 +9,7 @@
 use crate::base::error::{self, Fail, R};
 use crate::base::lock::{Mutex, Rank};
 use crate::engine::stream::Stream;
+use crate::engine::trace::Task;
 use crate::engine::work::{Cx, Work};
 use crate::memory::{self, Loc, Side};
 use std::sync::Arc;
@@ -108,10 +109,20 @@ impl StreamRef {
     where
         F: FnOnce() -> Result<(), AclFailure> + Send + 'static,
     {
+        self.enqueue_named("library task", task)
+    }
+
+    /// [`StreamRef::enqueue`] of a task with a name: a profiling trace shows it under that name
+    /// (a collective's, `HcclAllReduce`), as a task of kind `collective`.
+    pub fn enqueue_named<F>(&self, name: impl Into<String>, task: F) -> Result<(), AclFailure>
+    where
+        F: FnOnce() -> Result<(), AclFailure> + Send + 'static,
+    {
         let run: Box<dyn FnOnce() -> R + Send> = Box::new(move || task().map_err(Fail::from));
-        Ok(self
-            .0
-            .enqueue(External(Mutex::new(Rank::ExternalTask, Some(run))))?)
+        Ok(self.0.enqueue(External {
+            name: name.into(),
+            run: Mutex::new(Rank::ExternalTask, Some(run)),
+        })?)
     }
 
     /// Waits for every task queued so far and returns (and clears) the first task error, as
@@ -320,12 +331,16 @@ pub fn record_message(line: impl Into<String>) {
 
 /// Work queued by a library layered on the runtime; its error is the task's error. It runs once:
 /// a model that captured it and replays it finds it taken and fails.
-struct External(Mutex<Option<Box<dyn FnOnce() -> R + Send>>>);
+struct External {
+    /// The task's name, for traces.
+    name: String,
+    run: Mutex<Option<Box<dyn FnOnce() -> R + Send>>>,
+}
 
 impl Work for External {
     fn run(&self, _: &Cx<'_>) -> R {
         // Taken out first: the lock is not held while the work runs.
-        let task = self.0.lock().take();
+        let task = self.run.lock().take();
         match task {
             Some(run) => run(),
             None => Err(Fail {
@@ -335,5 +350,9 @@ impl Work for External {
                     .to_string(),
             }),
         }
+    }
+
+    fn describe(&self) -> Task {
+        Task::new(self.name.clone(), "collective")
     }
 }

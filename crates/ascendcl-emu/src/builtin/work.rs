@@ -2,6 +2,7 @@
 //! `aclrtRandomNumAsync` (Philox draws at an offset kept in device memory).
 
 use crate::base::error::*;
+use crate::engine::trace::Task;
 use crate::engine::work::{Cx, Side, Work};
 use crate::memory::access;
 
@@ -31,6 +32,10 @@ impl Work for Reduce {
         let d = unsafe { std::slice::from_raw_parts_mut(access::ptr(self.dst, ds), self.len) };
         super::reduce(d, &s, self.kind, self.dtype);
         Ok(())
+    }
+
+    fn describe(&self) -> Task {
+        Task::new("reduce", "builtin").num("bytes", self.len as u64)
     }
 }
 
@@ -135,5 +140,9 @@ impl Work for RandomJob {
         // SAFETY: as for the read above.
         unsafe { access::write(self.counter, counter_side, &next) };
         Ok(())
+    }
+
+    fn describe(&self) -> Task {
+        Task::new("random numbers", "builtin").num("bytes", self.result_len as u64)
     }
 }

@@ -7,7 +7,8 @@ use super::exception;
 use super::failure::CtxFailure;
 use super::poll::poll;
 use super::record::Recorder;
-use super::work::{self, Cx, Work};
+use super::trace::{self, Lane};
+use super::work::{Cx, Work};
 use crate::base::error::*;
 use crate::base::lock::{Condvar, Mutex, MutexGuard, Rank};
 use std::collections::VecDeque;
@@ -254,16 +255,22 @@ impl Stream {
                 let cx = Cx {
                     cancel: &self.cancel,
                 };
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work::run(&*work, &cx)))
-                    .unwrap_or_else(|p| {
-                        fail(
-                            RT_INTERNAL_ERROR,
-                            format!(
-                                "a stream task panicked inside the emulator: {}",
-                                panic_message(p.as_ref())
-                            ),
-                        )
-                    })
+                let lane = || Lane {
+                    device: self.device,
+                    stream: self.id,
+                };
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    trace::run(&*work, &cx, lane)
+                }))
+                .unwrap_or_else(|p| {
+                    fail(
+                        RT_INTERNAL_ERROR,
+                        format!(
+                            "a stream task panicked inside the emulator: {}",
+                            panic_message(p.as_ref())
+                        ),
+                    )
+                })
             };
             // The work is dropped before it counts as completed (an event wait stops counting
             // as pending for aclrtQueryEventWaitStatus when it has run).

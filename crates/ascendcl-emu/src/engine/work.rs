@@ -8,6 +8,7 @@
 //! (through the check it registered, [`set_memory_check`]) whether each allocation is still live,
 //! and fails the work with 507000 when one was freed meanwhile.
 
+use super::trace::Task;
 use crate::base::error::*;
 use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
@@ -77,6 +78,12 @@ pub(crate) trait Work: Send + Sync + 'static {
     /// The kind of work (a task group update must keep the kinds of the group's tasks).
     fn kind(&self) -> &'static str {
         std::any::type_name::<Self>()
+    }
+
+    /// What the work is, for a trace (asked only while profiling records tasks): by default its
+    /// type's name, of kind `task`.
+    fn describe(&self) -> Task {
+        Task::new(super::trace::short_name(self.kind()), "task")
     }
 }
 

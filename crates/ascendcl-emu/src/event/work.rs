@@ -5,6 +5,7 @@
 
 use super::{Event, EventWait};
 use crate::base::error::*;
+use crate::engine::trace::Task;
 use crate::engine::work::{Cx, Work};
 use std::sync::Arc;
 
@@ -22,6 +23,10 @@ impl Work for Record {
         self.0.complete(self.1);
     }
 
+    fn describe(&self) -> Task {
+        Task::new("event record", "event").num("event", u64::from(self.0.id))
+    }
+
     fn runs_after_failure(&self) -> bool {
         true
     }
@@ -33,6 +38,10 @@ pub(crate) struct Wait(pub EventWait);
 impl Work for Wait {
     fn run(&self, cx: &Cx<'_>) -> R {
         self.0.run(cx.cancel)
+    }
+
+    fn describe(&self) -> Task {
+        Task::new("event wait", "wait").num("event", u64::from(self.0.event.id))
     }
 
     fn runs_after_failure(&self) -> bool {
@@ -48,5 +57,9 @@ impl Work for Reset {
     fn run(&self, _: &Cx<'_>) -> R {
         self.0.reset();
         Ok(())
+    }
+
+    fn describe(&self) -> Task {
+        Task::new("event reset", "event").num("event", u64::from(self.0.id))
     }
 }

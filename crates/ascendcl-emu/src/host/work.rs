@@ -5,6 +5,7 @@
 
 use super::report::{Done, ReportQueue};
 use crate::base::error::*;
+use crate::engine::trace::Task;
 use crate::engine::work::{Cx, Work};
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -22,6 +23,10 @@ impl Work for HostFunc {
         // valid to call from a runtime thread.
         unsafe { (self.0)(self.1 as *mut c_void) };
         Ok(())
+    }
+
+    fn describe(&self) -> Task {
+        Task::new("host function", "host")
     }
 }
 
@@ -44,5 +49,9 @@ impl Work for Callback {
             d.wait(cx.cancel);
         }
         Ok(())
+    }
+
+    fn describe(&self) -> Task {
+        Task::new("callback", "host").text("blocking", if self.block { "yes" } else { "no" })
     }
 }

@@ -8,6 +8,7 @@
 use crate::base::error::*;
 use crate::base::hooks::{Hooks, Phase, Registration};
 use crate::base::lock::{Mutex, Rank};
+use crate::engine::trace::Task;
 use crate::engine::work::{Cx, Work};
 use crate::kernel::binary::{self, Block, Core, Function};
 use crate::memory::space::KernelAccess;
@@ -227,6 +228,10 @@ impl Work for Launch {
 
     fn run(&self, _: &Cx<'_>) -> R {
         self.launch()
+    }
+
+    fn describe(&self) -> Task {
+        Task::new(self.func.kernel().name.clone(), "kernel").num("blocks", u64::from(self.blocks))
     }
 }
 

@@ -4,6 +4,7 @@
 //! before it runs.
 
 use crate::base::error::*;
+use crate::engine::trace::Task;
 use crate::engine::work::{Cx, Work};
 use crate::memory::{self, Loc, Side, access};
 
@@ -29,6 +30,31 @@ impl Work for Copy {
         unsafe { access::copy(self.dst, ds, self.src, ss, self.len) };
         Ok(())
     }
+
+    fn describe(&self) -> Task {
+        copy_task(self.sides, self.len as u64)
+    }
+}
+
+/// The direction of a copy from `src` to `dst`, as the runtime's kinds name it.
+fn direction(dst: Side, src: Side) -> &'static str {
+    match (
+        matches!(src.loc, Loc::Device(_)),
+        matches!(dst.loc, Loc::Device(_)),
+    ) {
+        (false, false) => "H2H",
+        (false, true) => "H2D",
+        (true, false) => "D2H",
+        (true, true) => "D2D",
+    }
+}
+
+/// A copy's description: `memcpy <direction>`, its direction and bytes.
+fn copy_task([dst, src]: [Side; 2], bytes: u64) -> Task {
+    let d = direction(dst, src);
+    Task::new(format!("memcpy {d}"), "copy")
+        .text("direction", d)
+        .num("bytes", bytes)
 }
 
 /// Copies bytes staged when the copy was queued (`ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE`).
@@ -48,6 +74,10 @@ impl Work for StagedCopy {
         // SAFETY: as for Copy; the source is our own staging buffer.
         unsafe { access::write(self.dst, self.side, &self.data) };
         Ok(())
+    }
+
+    fn describe(&self) -> Task {
+        copy_task([self.side, Side::PAGEABLE], self.data.len() as u64).text("staged", "yes")
     }
 }
 
@@ -69,6 +99,10 @@ impl Work for Memset {
         // SAFETY: the range was validated when queued and its allocation is still live.
         unsafe { access::fill(self.dst, self.side, self.val, self.len) };
         Ok(())
+    }
+
+    fn describe(&self) -> Task {
+        Task::new("memset", "memset").num("bytes", self.len as u64)
     }
 }
 
@@ -103,6 +137,12 @@ impl Work for PitchedCopy {
         };
         Ok(())
     }
+
+    fn describe(&self) -> Task {
+        copy_task(self.sides, (self.width * self.height) as u64)
+            .num("width", self.width as u64)
+            .num("height", self.height as u64)
+    }
 }
 
 /// Fills 32-bit words (`aclrtMemsetD32Async`).
@@ -123,6 +163,10 @@ impl Work for Fill32 {
         // SAFETY: validated as words * 4 bytes of a live allocation when queued.
         unsafe { access::fill32(self.dst, self.side, self.value, self.words) };
         Ok(())
+    }
+
+    fn describe(&self) -> Task {
+        Task::new("memset D32", "memset").num("bytes", self.words as u64 * 4)
     }
 }
 
@@ -167,6 +211,10 @@ impl Work for DescribedCopy {
             ),
         }
     }
+
+    fn describe(&self) -> Task {
+        Task::new("memcpy D2D (descriptor)", "copy").text("direction", "D2D")
+    }
 }
 
 /// Managed ranges prefetched (`aclrtMemManagedPrefetch[Batch]Async`): host and device share the
@@ -184,5 +232,9 @@ impl Work for Prefetch {
 
     fn run(&self, _: &Cx<'_>) -> R {
         Ok(())
+    }
+
+    fn describe(&self) -> Task {
+        Task::new("prefetch", "copy").num("ranges", self.sides.len() as u64)
     }
 }

@@ -11,7 +11,8 @@
 use crate::base::error::*;
 use crate::base::lock::{Mutex, Rank};
 use crate::base::wait;
-use crate::engine::work::{self, Cx};
+use crate::engine::trace::{self, Lane, Task};
+use crate::engine::work::Cx;
 use crate::event::Event;
 use crate::memory::{self, Side, access};
 use crate::model::{Kind, Model, Plan, Step};
@@ -63,6 +64,12 @@ impl Execution {
             }
         }
         Arc::new(Execution { model, plan, pre })
+    }
+
+    /// The number of streams of the frozen plan and of the steps on them.
+    pub(crate) fn size(&self) -> (usize, usize) {
+        let steps = self.plan.streams.iter().map(|s| s.steps.len()).sum();
+        (self.plan.streams.len(), steps)
     }
 
     /// Runs the execution on the calling thread, on no stream (`aclmdlRIExecute`).
@@ -191,7 +198,7 @@ impl<'a> Run<'a> {
             match &steps[pc] {
                 Step::Group(g) => {
                     for s in g.steps() {
-                        if let Err(f) = self.simple(&s, None) {
+                        if let Err(f) = self.simple(&s, i, None) {
                             return self.fail(f);
                         }
                         if self.stopping() {
@@ -252,7 +259,7 @@ impl<'a> Run<'a> {
                     Err(f) => return self.fail(f),
                 },
                 s => {
-                    if let Err(f) = self.simple(s, Some((i, pc))) {
+                    if let Err(f) = self.simple(s, i, Some((i, pc))) {
                         return self.fail(f);
                     }
                 }
@@ -261,27 +268,53 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Runs a task, an event record or an event wait; `key` is the step's place in the plan
-    /// (None inside a task group).
-    fn simple(&self, s: &Step, key: Option<(usize, usize)>) -> R {
+    /// The lane of model stream `i` in a trace: the stream the steps were recorded on (an
+    /// unknown lane, device and stream -1, when that stream is gone).
+    fn lane(&self, i: usize) -> Lane {
+        crate::stream::get(self.exec.plan.streams[i].handle).map_or(
+            Lane {
+                device: -1,
+                stream: -1,
+            },
+            |s| Lane {
+                device: s.device,
+                stream: s.id,
+            },
+        )
+    }
+
+    /// Runs a task, an event record or an event wait of model stream `i`; `key` is the step's
+    /// place in the plan (None inside a task group).
+    fn simple(&self, s: &Step, i: usize, key: Option<(usize, usize)>) -> R {
         let pre = key.and_then(|k| self.exec.pre.get(&k).copied());
         match s {
-            Step::Work(w) => work::run(
+            Step::Work(w) => trace::run(
                 &**w,
                 &Cx {
                     cancel: self.cancel,
                 },
+                || self.lane(i),
             ),
             Step::Record(ev) => {
+                let start = trace::is_on().then(std::time::Instant::now);
                 let seq = pre.unwrap_or_else(|| ev.begin_record());
                 ev.complete(seq);
                 if let Some(k) = key {
                     self.reached.lock().insert(k);
                 }
+                if let Some(t) = start {
+                    let task = Task::new("event record", "event").num("event", u64::from(ev.id));
+                    trace::report(self.lane(i), task, t, std::time::Instant::now());
+                }
                 Ok(())
             }
             Step::Wait(ev) => {
+                let start = trace::is_on().then(std::time::Instant::now);
                 self.wait(ev, pre);
+                if let Some(t) = start {
+                    let task = Task::new("event wait", "wait").num("event", u64::from(ev.id));
+                    trace::report(self.lane(i), task, t, std::time::Instant::now());
+                }
                 Ok(())
             }
             _ => Ok(()),

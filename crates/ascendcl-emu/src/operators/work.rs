@@ -4,6 +4,7 @@
 
 use super::elementwise::{Num, Op, Plan, View, elem_size};
 use crate::base::error::*;
+use crate::engine::trace::Task;
 use crate::engine::work::{Cx, Side, Work};
 use crate::memory::access;
 use ascendcl_sys::*;
@@ -44,6 +45,15 @@ impl Work for Elementwise {
 
     fn kind(&self) -> &'static str {
         "aclnn"
+    }
+
+    fn describe(&self) -> Task {
+        let name = match self.plan.op {
+            Op::Add { .. } => "aclnnAdd",
+            Op::Mul => "aclnnMul",
+        };
+        let elements: i64 = self.plan.shape.iter().map(|&d| d.max(0)).product();
+        Task::new(name, "kernel").num("elements", elements as u64)
     }
 }
 

@@ -4,6 +4,7 @@
 use super::notify::Notify;
 use crate::base::error::*;
 use crate::base::wait;
+use crate::engine::trace::Task;
 use crate::engine::work::{Cx, Side, Work};
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,6 +17,10 @@ impl Work for NotifyRecord {
     fn run(&self, _: &Cx<'_>) -> R {
         self.0.record();
         Ok(())
+    }
+
+    fn describe(&self) -> Task {
+        Task::new("notify record", "event").num("notify", u64::from(self.0.id))
     }
 }
 
@@ -39,6 +44,10 @@ impl Work for NotifyWait {
         }
         Ok(())
     }
+
+    fn describe(&self) -> Task {
+        Task::new("notify wait", "wait").num("notify", u64::from(self.0.id))
+    }
 }
 
 /// `aclrtValueWrite`: stores a 64-bit word.
@@ -58,6 +67,10 @@ impl Work for ValueWrite {
         // SAFETY: validated as 8 bytes of a live device allocation when queued.
         unsafe { crate::memory::access::store_u64(self.addr, self.side, self.value) };
         Ok(())
+    }
+
+    fn describe(&self) -> Task {
+        Task::new("value write", "event").num("value", self.value)
     }
 }
 
@@ -83,5 +96,9 @@ impl Work for ValueWait {
             wait::value_condition(x, self.value, self.flag)
         });
         Ok(())
+    }
+
+    fn describe(&self) -> Task {
+        Task::new("value wait", "wait").num("value", self.value)
     }
 }
