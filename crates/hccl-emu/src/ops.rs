@@ -172,6 +172,29 @@ fn sub(v: &[u8], off: usize, len: usize, rank: usize) -> Result<&[u8], AclFailur
 }
 
 impl Op {
+    /// The HCCL function the operation came from, for traces (`HcclAllReduce`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::AllReduce { .. } => "HcclAllReduce",
+            Op::Broadcast { .. } => "HcclBroadcast",
+            Op::Reduce { .. } => "HcclReduce",
+            Op::ReduceScatter { .. } => "HcclReduceScatter",
+            Op::ReduceScatterV { .. } => "HcclReduceScatterV",
+            Op::AllGather { .. } => "HcclAllGather",
+            Op::AllGatherV { .. } => "HcclAllGatherV",
+            Op::AlltoAll { .. } => "HcclAlltoAll",
+            Op::AlltoAllV { .. } => "HcclAlltoAllV",
+            Op::AlltoAllVC { .. } => "HcclAlltoAllVC",
+            Op::Scatter { .. } => "HcclScatter",
+            Op::Barrier => "HcclBarrier",
+            Op::Batch(items) => match items.as_slice() {
+                [one] if one.send => "HcclSend",
+                [_] => "HcclRecv",
+                _ => "HcclBatchSendRecv",
+            },
+        }
+    }
+
     /// The meeting steps of the operation (for its ticket).
     pub fn steps(&self) -> Vec<crate::comm::Step> {
         use crate::comm::Step;

@@ -53,10 +53,11 @@ pub(crate) fn resolve(c: HcclComm, stream: aclrtStream) -> R<(Arc<Comm>, StreamR
 /// Queues `op` on the stream.
 pub(crate) fn submit(c: &Arc<Comm>, s: &StreamRef, op: Op) -> R {
     let ticket = c.issue(&op.steps());
-    s.enqueue(move || ticket.run(&op)).map_err(|f| Fail {
-        code: HCCL_E_RUNTIME,
-        msg: format!("queuing the operation on the stream failed: {f}"),
-    })
+    s.enqueue_named(op.name(), move || ticket.run(&op))
+        .map_err(|f| Fail {
+            code: HCCL_E_RUNTIME,
+            msg: format!("queuing the operation on the stream failed: {f}"),
+        })
 }
 
 fn root_ok(root: u32, c: &Comm) -> R {
