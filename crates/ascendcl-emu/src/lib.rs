@@ -26,6 +26,7 @@
 //! | kernel binary | a host-mode shared object built by `ascendc-build`, loaded with `dlopen` |
 //! | kernel launch | a stream task whose blocks run on a pool of host threads |
 //! | data channel, queue | a bounded FIFO of the process, waited on with a condition variable |
+//! | profiling | every stream task timed while a session (`aclprofStart`) or `ASCENDCL_EMU_TRACE` records, written as a Chrome trace / Perfetto JSON file |
 //!
 //! Every copy and memset is validated against the table of live allocations. The emulator is
 //! configured by `ASCENDCL_EMU_*` environment variables ([`mod@config`]) or from Rust
@@ -51,6 +52,7 @@ mod lifecycle;
 mod memory;
 mod model;
 mod operators;
+mod profiling;
 mod stream;
 mod sync;
 mod tdt;
@@ -65,6 +67,7 @@ pub use faults::{
     set_faults_from_str,
 };
 pub use leak::{LeakReport, release_reports};
+pub use profiling::{ENV_TRACE, last_trace_file};
 
 use ascendcl_sys::{AclApi, Backend, BackendKind};
 
@@ -339,6 +342,26 @@ implemented! {
     aclrtKernelArgsFinalize,
     aclrtLaunchKernelWithConfig,
     aclrtLaunchKernel,
+    aclprofInit,
+    aclprofFinalize,
+    aclprofCreateConfig,
+    aclprofDestroyConfig,
+    aclprofSetConfig,
+    aclprofStart,
+    aclprofStop,
+    aclprofCreateStamp,
+    aclprofDestroyStamp,
+    aclprofSetStampTraceMessage,
+    aclprofMark,
+    aclprofMarkEx,
+    aclprofPush,
+    aclprofPop,
+    aclprofRangeStart,
+    aclprofRangeStop,
+    aclprofCreateStepInfo,
+    aclprofDestroyStepInfo,
+    aclprofGetStepTimestamp,
+    aclprofStr2Id,
     acltdtAddDataItem,
     acltdtAddQueueRoute,
     acltdtAllocBuf,

@@ -145,6 +145,10 @@ ranks! {
     KernelJob = "kernel job",
     /// Work queued by a library layered on the runtime (run once).
     ExternalTask = "external task",
+    /// The profiling session: its mode, path, configurations, stamps and open ranges.
+    Profiling = "profiling session",
+    /// The recorded trace (stream tasks, ranges, marks); taken by stream workers as tasks end.
+    ProfilingLog = "profiling trace",
     /// The hooks concepts register for teardown.
     Hooks = "teardown hooks",
     /// Injected faults.

@@ -84,6 +84,7 @@ pub(crate) fn refs(dev: i32) -> u64 {
 /// `aclrtSetDevice`: a reference to the device; its default context becomes current.
 pub(crate) fn set(id: i32) -> R {
     check(id)?;
+    crate::profiling::env_start();
     let mut d = DEVICES.lock();
     let slot = d.slots.entry(id).or_insert_with(Slot::new);
     slot.refs += 1;

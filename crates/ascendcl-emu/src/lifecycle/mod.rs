@@ -30,6 +30,7 @@ static LIFE: Mutex<Life> = Mutex::new(
 
 /// `aclInit`.
 pub(crate) fn init(config_path: Option<&str>) -> R {
+    crate::profiling::env_start();
     let mut life = LIFE.lock();
     if life.initialized {
         life.refs += 1;
