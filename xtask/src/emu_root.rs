@@ -225,8 +225,8 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Builds the C programs under crates/ascendcl-emu/tests/c (and the HCCL programs, C++ in C
-/// style, under crates/hccl-emu/tests/c) against the real headers, links them against the
+/// Builds the C programs under crates/ascendcl-emu/tests/c (and its C++ ones, and the HCCL
+/// programs, C++ in C style, under crates/hccl-emu/tests/c) against the real headers, links them against the
 /// emulator's shared library and runs them. Called by `cargo xtask test`.
 pub fn c_program_test() -> Result<(), String> {
     let root = layout(&tools::target_dir().join("emu-root"), false)?;
@@ -235,7 +235,7 @@ pub fn c_program_test() -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", sources.display()))?
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .filter(|p| p.extension().is_some_and(|x| x == "c" || x == "cpp"))
         .collect();
     programs.sort();
     if programs.is_empty() {
@@ -259,9 +259,16 @@ pub fn c_program_test() -> Result<(), String> {
         .collect();
     hccl_programs.sort();
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    // A C++ program among them (one that follows a C++ sample of CANN's) is built as C++.
     let builds = programs
         .into_iter()
-        .map(|p| (p, &cc, &sources, ["-std=c11", "-lacl_rt"]))
+        .map(|p| {
+            if p.extension().is_some_and(|x| x == "cpp") {
+                (p, &cxx, &sources, ["-std=c++14", "-lacl_rt"])
+            } else {
+                (p, &cc, &sources, ["-std=c11", "-lacl_rt"])
+            }
+        })
         .chain(
             hccl_programs
                 .into_iter()
