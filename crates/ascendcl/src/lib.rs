@@ -40,6 +40,7 @@
 //! | `ASCENDCL_EMU_FAULTS` | fault injection (`aclrtMalloc:2`, `aclrtMemcpy:*=507053`) | none |
 //! | `ASCENDCL_EMU_LEAK_REPORT` | `1`: leak reports on stderr | off |
 //! | `ASCENDCL_EMU_HOST_ACCESS` | `1`: host code may touch device memory | off |
+//! | `ASCENDCL_EMU_TRACE` | a file: every stream task and [`profile`] range of the program, as a Chrome trace / Perfetto JSON timeline | off |
 //!
 //! The emulated device reports its SoC's core counts ([`Device::capability`] with
 //! [`DeviceCapability::AiCoreNum`] / [`DeviceCapability::VectorCoreNum`]): 24 AI and 48 vector
@@ -145,6 +146,7 @@
 //! | model runtime instances (capture, build, labels) | [`Model`] ([`Slot`]), [`Recorder`], [`TaskGroup`], [`Builder`], [`Label`], [`LabelList`], [`Scope::execute`] | `aclmdlRICapture*`, `aclmdlRIBuild*`, `aclmdlRIBindStream`, `aclmdlRIExecute[Async]`, `aclrtSetLabel`, `aclrtSwitchLabelByIndex`, `aclrtActiveStream`, `aclrtSwitchStream` |
 //! | host-function subscription | [`HostFnSubscription`] | `aclrtSubscribeHostFunc`, `aclrtProcessHostFunc`, `aclrtUnSubscribeHostFunc` |
 //! | kernel binaries and launches | [`Module`], [`KernelFunction`], [`KernelArgs`], [`Scope::launch`], [`Scope::launch_builder`], [`LaunchConfig`] | `aclrtBinaryLoad*`, `aclrtBinaryGetFunction`, `aclrtKernelArgs*`, `aclrtLaunchKernelWithConfig` |
+//! | profiling ranges, marks, collections | [`profile::range`] ([`profile::Range`]), [`profile::mark`], [`profile::mark_on`], [`profile::Session`] | `aclprofRangeStart/Stop`, `aclprofMark[Ex]`, `aclprofInit`, `aclprofCreateConfig`, `aclprofStart/Stop`, `aclprofFinalize` |
 //! | every C function, checked | [`raw`] | all of `acl/acl_rt.h` and of its companions: profiling (`acl_prof.h`), data channels and queues (`acl_tdt.h`, `acl_tdt_queue.h`), dump (`acl_dump.h`) |
 //!
 //! Each wrapped C function and the Rust that calls it (`docs/api-map.md` also lists the
@@ -396,6 +398,7 @@ mod model;
 mod module;
 mod notify;
 mod peer;
+pub mod profile;
 pub mod raw;
 mod raw_enum;
 mod release;

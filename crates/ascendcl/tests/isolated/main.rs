@@ -12,6 +12,7 @@ mod common;
 mod exception;
 mod host_fn_subscription;
 mod lifecycle_callbacks;
+mod profile;
 mod scenarios;
 mod stream_state;
 mod tracking_faults;
