@@ -84,7 +84,7 @@ impl Work for RandomJob {
     }
 
     fn run(&self, _: &Cx<'_>) -> R {
-        use super::{self as builtin, Distribution};
+        use super::Distribution;
         let size = |s: &Scalar| s.size.min(8);
         let uint = |s: &Scalar| {
             let b = s.read();
@@ -92,12 +92,12 @@ impl Work for RandomJob {
             w[..size(s)].copy_from_slice(&b[..size(s)]);
             u64::from_le_bytes(w)
         };
-        let float = |s: &Scalar| builtin::float_from(self.dtype, &s.read());
-        let int = |s: &Scalar| builtin::int_from(self.dtype, &s.read()[..size(s)]);
+        let float = |s: &Scalar| super::float_from(self.dtype, &s.read());
+        let int = |s: &Scalar| super::int_from(self.dtype, &s.read()[..size(s)]);
         let cap = if self.func == ascendcl_sys::ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK {
             self.result_len * 8
         } else {
-            self.result_len / builtin::element_size(self.dtype).unwrap_or(4)
+            self.result_len / super::element_size(self.dtype).unwrap_or(4)
         };
         let num = (uint(&self.num) as usize).min(cap);
         let d = match self.func {
@@ -129,12 +129,12 @@ impl Work for RandomJob {
         let [result_side, counter_side] = self.sides;
         // SAFETY: the counter was validated as 16 bytes of live device memory when queued.
         let c = u128::from_ne_bytes(unsafe { access::read_array(self.counter, counter_side) });
-        let mut words = builtin::Words::new(uint(&self.seed), c);
+        let mut words = super::Words::new(uint(&self.seed), c);
         // SAFETY: the result range was validated as live device memory of result_len bytes.
         let out = unsafe {
             std::slice::from_raw_parts_mut(access::ptr(self.result, result_side), self.result_len)
         };
-        builtin::generate(out, num, self.dtype, d, &mut words);
+        super::generate(out, num, self.dtype, d, &mut words);
         // The generator's offset moves on, so the next task draws new numbers.
         let next = c.wrapping_add(words.blocks).to_ne_bytes();
         // SAFETY: as for the read above.
