@@ -19,6 +19,7 @@ mod symbols;
 mod test;
 mod test_binaries;
 mod tools;
+mod trace;
 
 use std::process::ExitCode;
 
@@ -41,6 +42,10 @@ cargo xtask <command> [args]
                        (AclError constants and names) and docs/api-map.md (from xtask/codegen/api-map*.tsv); --check only diffs
   sample <name> [-- ARGS] | sample --list
                        build and run a sample as its run.sh does, and check its verdict
+  trace <name> [-- ARGS]
+                       run a sample on the emulator with ASCENDCL_EMU_TRACE and draw its timeline:
+                       target/trace/<name>.json (Chrome trace / Perfetto) and <name>.svg (a lane
+                       per stream, bars coloured by kind), with a summary of the lanes
   env [--export]       what was detected: CANN root, include and lib dirs, SOC_VERSION,
                        ASCENDC_CMAKE_DIR; --export prints shell exports
   emu-root DIR         lay out a CANN-shaped install root whose runtime is the emulator
@@ -82,6 +87,7 @@ fn main() -> ExitCode {
         "bindgen" => bindgen::run(rest),
         "codegen" => codegen::run(rest),
         "sample" => sample::run(rest),
+        "trace" => sample::trace(rest),
         "env" => env::run(rest),
         "emu-root" => emu_root::run(rest),
         "asc-examples" => asc_examples::run(rest),

@@ -104,6 +104,55 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
 }
 
+/// `cargo xtask trace SAMPLE [-- ARGS]`: builds the sample, runs it on the emulator with
+/// `ASCENDCL_EMU_TRACE` set, and draws the trace (`crate::trace`).
+pub fn trace(args: &[String]) -> Result<(), String> {
+    let (ours, theirs) = match args.iter().position(|a| a == "--") {
+        Some(i) => (&args[..i], &args[i + 1..]),
+        None => (args, &[][..]),
+    };
+    let [name] = ours else {
+        return Err("usage: cargo xtask trace SAMPLE [-- ARGS...]".to_string());
+    };
+    let all = samples()?;
+    let sample = all.iter().find(|s| &s.name == name).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();
+        format!("no sample {name:?}; samples: {}", names.join(", "))
+    })?;
+    build(&[sample])?;
+    let (json, svg) = crate::trace::paths(name);
+    if let Some(dir) = json.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let _ = std::fs::remove_file(&json);
+    let binary = tools::target_dir().join("debug").join(&sample.name);
+    tools::step(&format!(
+        "running {} on the emulator with ASCENDCL_EMU_TRACE={}",
+        sample.name,
+        json.display()
+    ));
+    let status = Command::new(&binary)
+        .args(theirs)
+        .current_dir(&sample.dir)
+        .env("ASCENDCL_BACKEND", "emulator")
+        .env("ASCENDCL_EMU_TRACE", &json)
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+    if !status.success() {
+        return Err(format!("{} exited with {status}", sample.name));
+    }
+    tools::step(&format!("drawing {}", svg.display()));
+    let summary = crate::trace::render(name, &json, &svg)?;
+    print!("{summary}");
+    println!(
+        "trace: {}
+timeline: {}",
+        json.display(),
+        svg.display()
+    );
+    Ok(())
+}
+
 /// run.sh's first line: the SoC the kernels are compiled for.
 fn report_soc() {
     println!(
