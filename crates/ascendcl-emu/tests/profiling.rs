@@ -539,3 +539,53 @@ fn env_child() {
     let (a, b) = two_stream_program();
     println!("child streams {a} {b}");
 }
+
+extern "C" fn nothing(_: *mut c_void) {}
+
+/// A captured model's execution: one `model execute` task on the stream it was queued on, and
+/// each replayed step on the lane of the stream it was captured from, inside the execution.
+#[test]
+fn a_model_replay_shows_its_steps_on_the_capture_stream() {
+    let _s = serial();
+    let _d = Dev::new(0);
+    let (cap, exec) = (stream(), stream());
+    let (src, dst) = (malloc_host(256), malloc(256));
+    let ev = event();
+    ok(unsafe { aclmdlRICaptureBegin(cap, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL) });
+    ok(unsafe { aclrtMemsetAsync(dst, 256, 0, 256, cap) });
+    ok(unsafe { aclrtMemcpyAsync(dst, 128, src, 128, ACL_MEMCPY_HOST_TO_DEVICE, cap) });
+    ok(unsafe { aclrtLaunchHostFunc(cap, Some(nothing), null_mut()) });
+    ok(unsafe { aclrtRecordEvent(ev, cap) });
+    let mut ri = null_mut();
+    ok(unsafe { aclmdlRICaptureEnd(cap, &mut ri) });
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().to_str().unwrap();
+    ok(unsafe { aclprofInit(p.as_ptr().cast(), p.len()) });
+    ok(unsafe { aclprofStart(null()) });
+    ok(unsafe { aclmdlRIExecuteAsync(ri, exec) });
+    ok(unsafe { aclrtSynchronizeStream(exec) });
+    ok(unsafe { aclprofStop(null()) });
+    let events = read_trace(&ascendcl_emu::last_trace_file().unwrap());
+    let on_exec = lane(&events, 0, stream_id(exec));
+    assert_eq!(names(&on_exec), ["model execute"], "{on_exec:#?}");
+    assert_eq!(on_exec[0]["cat"], "model");
+    assert_eq!(on_exec[0]["args"]["steps"], 4);
+    let steps = lane(&events, 0, stream_id(cap));
+    assert_eq!(
+        names(&steps),
+        ["memset", "memcpy H2D", "host function", "event record"],
+        "{steps:#?}"
+    );
+    assert_eq!(steps[1]["args"]["bytes"], 128);
+    for s in &steps {
+        assert!(s["ts"].as_f64() >= on_exec[0]["ts"].as_f64());
+        assert!(end(s) <= end(&on_exec[0]));
+    }
+    ok(unsafe { aclprofFinalize() });
+    ok(unsafe { aclmdlRIDestroy(ri) });
+    ok(unsafe { aclrtDestroyEvent(ev) });
+    free_host(src);
+    free(dst);
+    ok(unsafe { aclrtDestroyStream(cap) });
+    ok(unsafe { aclrtDestroyStream(exec) });
+}
