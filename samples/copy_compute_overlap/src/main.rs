@@ -79,7 +79,7 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
             other => return Err(format!("unknown option {other}")),
         }
     }
-    if o.chunks == 0 || o.n % o.chunks != 0 || o.n / o.chunks > u32::MAX as usize {
+    if o.chunks == 0 || !o.n.is_multiple_of(o.chunks) || o.n / o.chunks > u32::MAX as usize {
         return Err(format!(
             "--n {} must be a multiple of --chunks {} (chunks of at most u32::MAX floats)",
             o.n, o.chunks
