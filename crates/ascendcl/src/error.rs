@@ -6,11 +6,14 @@
 //! backend does not provide becomes [`Error::MissingSymbol`]; a backend that cannot be loaded
 //! becomes [`Error::Load`]; arguments that Rust rejects before any FFI call become
 //! [`Error::Argument`]. [`Error::code`] gives the code as an [`AclError`], to compare with its
-//! named constants (`e.code() == Some(AclError::MEMORY_ALLOCATION)`).
+//! named constants (`e.code() == Some(AclError::MEMORY_ALLOCATION)`). An error of a crate built on
+//! this one (a kernel launcher's, `hccl`'s) travels whole as [`Error::Layered`], so `?` works in
+//! either direction ([`IntoAclError`]).
 
 use ascendcl_sys::{self as sys, AclError};
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -157,7 +160,45 @@ pub enum Error {
         /// How many other handles were alive.
         others: usize,
     },
+    /// An error of a crate built on this one (a kernel launcher's error, an `hccl::Error`),
+    /// carried whole where this crate's [`Error`] is expected, for example by `?` inside a
+    /// [`Stream::scope`](crate::Stream::scope) closure. Shown as the error itself;
+    /// [`Error::downcast_ref`] gives it back, and `hccl` turns its own errors carried this way
+    /// back into themselves.
+    #[error(transparent)]
+    Layered(Arc<dyn std::error::Error + Send + Sync + 'static>),
 }
+
+/// Error types that convert into this crate's [`Error`] and that crates with an error type of
+/// their own accept with `?` (`hccl::Error` has `From<E>` for every such `E`): this crate's
+/// [`Error`] and the errors of kernel launchers (`ascendc-build`'s generated `KernelError`,
+/// `ascendc_kernels::KernelError`).
+///
+/// A crate whose error converts into [`Error`] implements it to join in:
+///
+/// ```
+/// #[derive(Debug)]
+/// struct MyError;
+/// impl std::fmt::Display for MyError {
+///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+///         f.write_str("my error")
+///     }
+/// }
+/// impl std::error::Error for MyError {}
+/// impl From<MyError> for ascendcl::Error {
+///     fn from(e: MyError) -> Self {
+///         ascendcl::Error::layered(e)
+///     }
+/// }
+/// impl ascendcl::IntoAclError for MyError {}
+///
+/// let e: ascendcl::Error = MyError.into();
+/// assert!(e.downcast_ref::<MyError>().is_some());
+/// assert_eq!(e.to_string(), "my error");
+/// ```
+pub trait IntoAclError: Into<Error> {}
+
+impl IntoAclError for Error {}
 
 /// A stream id, or `unknown`.
 struct OptId(Option<i32>);
@@ -301,6 +342,20 @@ impl Error {
             | Error::Shared { api, .. }
             | Error::StreamNotExclusive { api, .. } => Some(api),
             Error::OnStream { source, .. } => source.api(),
+            _ => None,
+        }
+    }
+
+    /// `e` carried whole as [`Error::Layered`].
+    pub fn layered(e: impl std::error::Error + Send + Sync + 'static) -> Error {
+        Error::Layered(Arc::new(e))
+    }
+
+    /// The error of another crate carried as [`Error::Layered`] (also on one stream of a scope,
+    /// [`Error::OnStream`]), when it is a `T`.
+    pub fn downcast_ref<T: std::error::Error + 'static>(&self) -> Option<&T> {
+        match self.on_stream_source() {
+            Error::Layered(e) => e.downcast_ref::<T>(),
             _ => None,
         }
     }

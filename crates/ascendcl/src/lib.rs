@@ -429,7 +429,7 @@ pub use device_info::{
     DeviceUuid, ErrorVerbose, PriorityRange, ResourceKind, Utilization,
 };
 pub use drop_errors::{drop_errors_overflow, take_drop_errors};
-pub use error::{Error, Result, error_code, error_codes, error_name};
+pub use error::{Error, IntoAclError, Result, error_code, error_codes, error_name};
 pub use event::{Event, EventFlags, EventWaitStatus};
 pub use exception::{
     ExceptionCallback, ExceptionInfo, last_error, last_task_id, peek_last_error,

@@ -20,7 +20,7 @@ pub fn install() -> Result<&'static hccl_sys::Backend> {
     }
     let backend = match acl.kind {
         BackendKind::Emulator => emulator()?,
-        BackendKind::Cann | BackendKind::Linked => hccl_sys::load_cann()?,
+        BackendKind::Cann | BackendKind::Linked => hccl_sys::load_cann().map_err(Error::Load)?,
         _ => {
             return Err(Error::Backend(
                 "the ACL backend is a custom in-process one: install its HCCL table with \

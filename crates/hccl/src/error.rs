@@ -104,9 +104,10 @@ pub enum Error {
         message: Option<String>,
     },
     /// A runtime (ACL) call failed, including a stream synchronisation that reports a
-    /// collective that failed on the device.
+    /// collective that failed on the device. Every [`ascendcl::IntoAclError`] (an
+    /// [`ascendcl::Error`], a kernel launcher's error) converts into it with `?`.
     #[error(transparent)]
-    Acl(#[from] ascendcl::Error),
+    Acl(ascendcl::Error),
     /// An argument rejected in Rust before any HCCL call.
     #[error("{api}: invalid argument: {reason}")]
     Argument {
@@ -117,10 +118,37 @@ pub enum Error {
     },
     /// No HCCL library could be loaded for the CANN runtime.
     #[error(transparent)]
-    Load(#[from] hccl_sys::LoadError),
+    Load(hccl_sys::LoadError),
     /// The HCCL backend does not match the ACL runtime's (or there is no runtime yet).
     #[error("HCCL backend: {0}")]
     Backend(String),
+}
+
+/// `?` on an [`ascendcl::Error`] or a kernel launcher's error (any [`ascendcl::IntoAclError`])
+/// in code that returns this crate's [`Result`]: it becomes [`Error::Acl`], except an
+/// [`Error`] of this crate that travelled as [`ascendcl::Error::Layered`], which comes back as
+/// itself.
+impl<E: ascendcl::IntoAclError> From<E> for Error {
+    fn from(e: E) -> Self {
+        let e: ascendcl::Error = e.into();
+        match e.downcast_ref::<Error>() {
+            Some(own) => own.clone(),
+            None => Error::Acl(e),
+        }
+    }
+}
+
+/// `?` on this crate's errors in code that returns [`ascendcl::Result`] (a
+/// [`Stream::scope`](ascendcl::Stream::scope) closure, for example): a runtime failure
+/// ([`Error::Acl`]) is the runtime's error again, any other is carried whole as
+/// [`ascendcl::Error::Layered`] (and turns back into itself with `?` into [`Error`]).
+impl From<Error> for ascendcl::Error {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Acl(e) => e,
+            other => ascendcl::Error::layered(other),
+        }
+    }
 }
 
 fn opt(s: &Option<String>) -> String {
@@ -187,5 +215,46 @@ pub(crate) fn check(api: &'static str, raw: sys::HcclResult) -> Result<()> {
             description: error_string(code),
             message: recent_message(),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn returns_acl(e: Error) -> ascendcl::Result<()> {
+        Err(e)?;
+        Ok(())
+    }
+
+    fn returns_hccl(r: ascendcl::Result<()>) -> Result<()> {
+        r?;
+        Ok(())
+    }
+
+    /// `?` both ways: an HCCL failure crosses code that returns `ascendcl::Result` and comes
+    /// back as itself; a runtime failure stays the runtime's error.
+    #[test]
+    fn question_mark_both_ways() {
+        let own = Error::Hccl {
+            api: "HcclAllReduce",
+            code: ResultCode::Para,
+            description: None,
+            message: None,
+        };
+        let acl = returns_acl(own.clone()).unwrap_err();
+        assert_eq!(acl.to_string(), own.to_string());
+        assert!(acl.downcast_ref::<Error>().is_some());
+        let back = returns_hccl(Err(acl)).unwrap_err();
+        assert_eq!(back.code(), Some(ResultCode::Para));
+
+        let rt = ascendcl::Error::HostFnDiscarded;
+        let as_hccl = returns_hccl(Err(rt)).unwrap_err();
+        assert!(matches!(
+            as_hccl,
+            Error::Acl(ascendcl::Error::HostFnDiscarded)
+        ));
+        let again = returns_acl(as_hccl).unwrap_err();
+        assert!(matches!(again, ascendcl::Error::HostFnDiscarded));
     }
 }
