@@ -962,14 +962,17 @@ impl ::std::error::Error for KernelError {
     }
 }
 
+/// So that `?` works on a launch where an [`ascendcl::Error`](::ascendcl::Error) is returned
+/// (a `Stream::scope` closure): a runtime failure becomes the runtime's own error, a refused
+/// launch travels whole as `Error::Layered` (`e.downcast_ref::<KernelError>()` gives it back).
 impl From<KernelError> for ::ascendcl::Error {
     fn from(e: KernelError) -> Self {
         match e {
             KernelError::Runtime { source, .. } => source,
-            other => ::ascendcl::Error::Argument {
-                api: "kernel launch",
-                reason: other.to_string().into(),
-            },
+            other => ::ascendcl::Error::layered(other),
         }
     }
 }
+
+/// So that `?` works on a launch where an `hccl::Error` is returned (an `hccl::scope` closure).
+impl ::ascendcl::IntoAclError for KernelError {}

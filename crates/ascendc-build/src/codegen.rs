@@ -338,10 +338,13 @@ fn rust_kernel(out: &mut String, prefix: &str, mode: Mode, located: &Located<'_>
         out,
         "/// Launches `{name}` ({location}) on the scope's stream with `blocks` blocks.\n///\n\
          /// The buffers stay borrowed until the scope has waited for the stream. A failure of the\n\
-         /// kernel itself is reported when the scope ends.\n///\n{doc_params}\
+         /// kernel itself is reported when the scope ends. A refused launch is a [`KernelError`]\n\
+         /// carried as `ascendcl::Error::Layered` (`e.downcast_ref::<KernelError>()`), so the call\n\
+         /// is the value of a `Stream::scope` closure as it is, and `?` takes it into `hccl::Error`.\n\
+         ///\n{doc_params}\
          #[allow(clippy::too_many_arguments, non_snake_case, dead_code)]\n\
-         pub fn {fn_name}<'scope, 'env>(\n    scope: &__ascendc_rt::Scope<'scope, 'env>,\n    blocks: u32,{fn_params}\n) -> ::core::result::Result<(), KernelError> {{\n    \
-         {upper}\n        .launch(scope, blocks){chain}\n        .run()\n}}\n\n",
+         pub fn {fn_name}<'scope, 'env>(\n    scope: &__ascendc_rt::Scope<'scope, 'env>,\n    blocks: u32,{fn_params}\n) -> ::ascendcl::Result<()> {{\n    \
+         {upper}\n        .launch(scope, blocks){chain}\n        .run()\n        .map_err(::core::convert::Into::into)\n}}\n\n",
         fn_name = fn_name(name)
     );
 }

@@ -245,18 +245,20 @@ impl KernelError {
 }
 
 /// So that `?` works on a launch inside a [`Stream::scope`] closure: a runtime failure becomes the
-/// runtime's own error, a refused launch an [`ascendcl::Error::Argument`] of the kernel.
+/// runtime's own error, a refused launch travels whole as [`ascendcl::Error::Layered`]
+/// (`e.downcast_ref::<KernelError>()` gives it back).
 impl From<KernelError> for ascendcl::Error {
     fn from(e: KernelError) -> Self {
         match e {
             KernelError::Runtime { source, .. } => source,
-            other => ascendcl::Error::Argument {
-                api: other.kernel(),
-                reason: other.to_string().into(),
-            },
+            other => ascendcl::Error::layered(other),
         }
     }
 }
+
+/// So that `?` works on a launch inside an `hccl::scope` closure (`hccl::Error` accepts every
+/// [`ascendcl::IntoAclError`]).
+impl ascendcl::IntoAclError for KernelError {}
 
 impl std::error::Error for KernelError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
@@ -445,8 +447,8 @@ fn checked_launch(
 }
 
 /// A failure of a generated launcher, after this crate's own checks passed: the runtime's error
-/// (or the launcher's refusal, as an argument error).
-fn runtime(kernel: &'static str, e: kernels::KernelError) -> KernelError {
+/// (or the launcher's refusal, carried as [`ascendcl::Error::Layered`]).
+fn runtime(kernel: &'static str, e: impl Into<ascendcl::Error>) -> KernelError {
     KernelError::Runtime {
         kernel,
         source: e.into(),
@@ -457,3 +459,92 @@ fn runtime(kernel: &'static str, e: kernels::KernelError) -> KernelError {
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// `?` on every launcher's error where a user writes it, compiled and run: inside `hccl::scope`
+/// (generated launchers, this crate's launchers, the launch builder) and as the value of a
+/// `Stream::scope` closure (generated launchers), with refusals keeping their type.
+#[cfg(test)]
+mod error_story {
+    use super::*;
+    use ascendcl::{BackendChoice, MallocPolicy, Runtime};
+
+    fn runtime() -> Option<Runtime> {
+        if mode() != Mode::Host {
+            eprintln!("skipped: kernels were built in NPU mode");
+            return None;
+        }
+        Some(Runtime::with_backend(BackendChoice::Emulator).expect("the emulator backend"))
+    }
+
+    #[test]
+    fn question_mark_in_hccl_and_stream_scopes() -> hccl::Result<()> {
+        let Some(rt) = runtime() else { return Ok(()) };
+        let dev = rt.device(0)?;
+        let stream = dev.create_stream()?;
+        let mut buf = DeviceBuffer::<i32>::zeroed(&dev, 2, MallocPolicy::HugeFirst)?;
+        hccl::scope(&stream, |s| {
+            let b = s.claim(&mut buf);
+            kernels::DeviceWrite(s, 2, b, 3)?;
+            launch_write(s, b, 4, 2)?;
+            kernels::DEVICEWRITE
+                .launch(s, 1)
+                .output(b)
+                .scalar(5i32)
+                .run()?;
+            Ok(())
+        })?;
+        assert_eq!(buf.to_vec()?, [5, 4]);
+        // A generated launcher is the closure's value as it is: no `Ok(..?)`.
+        stream.scope(|s| kernels::DeviceWrite(s, 2, &mut buf, 6))?;
+        assert_eq!(buf.to_vec()?, [6, 6]);
+        Ok(())
+    }
+
+    #[test]
+    fn refusals_keep_their_type_through_both_error_types() {
+        let Some(rt) = runtime() else { return };
+        let dev = rt.device(0).unwrap();
+        let stream = dev.create_stream().unwrap();
+        let mut buf = DeviceBuffer::<i32>::zeroed(&dev, 2, MallocPolicy::HugeFirst).unwrap();
+        // This crate's launcher, `?` into hccl::Error.
+        let e = hccl::scope(&stream, |s| {
+            launch_write(s, &mut buf, 1, 0)?;
+            Ok(())
+        })
+        .unwrap_err();
+        let hccl::Error::Acl(acl) = &e else {
+            panic!("not a runtime-side error: {e:?}")
+        };
+        assert!(
+            matches!(
+                acl.downcast_ref::<KernelError>(),
+                Some(KernelError::ZeroBlockDim {
+                    kernel: "DeviceWrite"
+                })
+            ),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            KernelError::ZeroBlockDim {
+                kernel: "DeviceWrite"
+            }
+            .to_string()
+        );
+        // A generated launcher refusing 0 blocks, as a Stream::scope value.
+        let e = stream
+            .scope(|s| kernels::DeviceWrite(s, 0, &mut buf, 1))
+            .unwrap_err();
+        assert!(
+            matches!(
+                e.downcast_ref::<kernels::KernelError>(),
+                Some(kernels::KernelError::ZeroBlocks {
+                    kernel: "DeviceWrite"
+                })
+            ),
+            "{e:?}"
+        );
+        // Nothing ran.
+        assert_eq!(buf.to_vec().unwrap(), [0, 0]);
+    }
+}

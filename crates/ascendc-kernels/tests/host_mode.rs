@@ -281,18 +281,19 @@ fn host_memory_is_refused_and_refusals_convert_for_scopes() {
             );
             let e = ascendc_kernels::launch_read(s, &other, 1).unwrap_err();
             assert!(e.to_string().contains("pageable host memory"), "{e}");
-            // Inside a scope closure, `?` turns the refusal into the crate's argument error.
+            // Inside a scope closure, `?` carries the refusal whole in the crate's error.
             ascendc_kernels::launch_write(s, &mut pageable, 1, 1)?;
             Ok(())
         })
         .unwrap_err();
+    assert!(matches!(e, ascendcl::Error::Layered(_)), "{e:?}");
     assert!(
         matches!(
-            e,
-            ascendcl::Error::Argument {
-                api: "DeviceWrite",
+            e.downcast_ref::<KernelError>(),
+            Some(KernelError::NotDeviceMemory {
+                kernel: "DeviceWrite",
                 ..
-            }
+            })
         ),
         "{e:?}"
     );

@@ -102,14 +102,7 @@ fn run_thread(rt: &Runtime) -> BoxResult<()> {
     // AddDo: the kernel on as many blocks as the limit allows; aclrtSynchronizeStream at the
     // scope's end.
     stream.scope(|s| {
-        Ok(kernels::kernel_add(
-            s,
-            limit,
-            &dev_a,
-            &dev_b,
-            &mut dev_dst,
-            TOTAL_SIZE as u32,
-        )?)
+        kernels::kernel_add(s, limit, &dev_a, &dev_b, &mut dev_dst, TOTAL_SIZE as u32)
     })?;
     dev_dst.copy_to(&mut host_dst)?; // aclrtMemcpy, device to host
 
