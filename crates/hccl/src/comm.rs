@@ -21,6 +21,33 @@ use std::path::Path;
 /// while they may run. Dropping it destroys it (`HcclCommDestroy`) with its device current;
 /// [`Comm::destroy`] reports a failure.
 ///
+/// So `Arc<Comm>` does not cross threads (the compiler names the raw handle and a `Cell`).
+/// Instead, move the `Comm` into the thread that issues its collectives (one rank per thread,
+/// as [`Comm::init_all`] hands them out), or share it as `Arc<Mutex<Comm>>` and hold the lock
+/// for each scope, which keeps every rank's collectives in one order:
+///
+/// ```
+/// # use hccl::{Comm, Collectives, ReduceOp, RootInfo};
+/// use std::sync::{Arc, Mutex};
+/// let rt = ascendcl::Runtime::new()?;
+/// let dev = rt.device(0)?;
+/// let info = RootInfo::new(&dev)?;
+/// let comm = Arc::new(Mutex::new(Comm::init_root_info(&dev, 1, &info, 0, None)?));
+/// let worker = {
+///     let (comm, dev) = (Arc::clone(&comm), dev.clone());
+///     std::thread::spawn(move || -> hccl::Result<Vec<f32>> {
+///         let stream = dev.create_stream()?;
+///         let send = dev.clone_htod(&[1.0f32, 2.0])?;
+///         let mut recv = dev.alloc_zeros::<f32>(2)?;
+///         let comm = comm.lock().unwrap();
+///         hccl::scope(&stream, |s| s.all_reduce(&comm, &send, &mut recv, ReduceOp::Sum))?;
+///         Ok(recv.copy_to_vec()?)
+///     })
+/// };
+/// assert_eq!(worker.join().unwrap()?, [1.0, 2.0]);
+/// # Ok::<(), hccl::Error>(())
+/// ```
+///
 /// | operation | C function |
 /// |---|---|
 /// | [`Comm::init_all`] | `HcclCommInitAll` |
