@@ -8,7 +8,6 @@
 use crate::AclApi;
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::OnceLock;
 
 /// Environment variable that chooses the backend: `cann`, `emulator` or `auto`.
 pub const ENV_BACKEND: &str = "ASCENDCL_BACKEND";
@@ -258,50 +257,14 @@ fn not_on_loader_path(name: &std::path::Path, why: &str) -> bool {
     why.starts_with(&format!("{name}: cannot open shared object file"))
 }
 
-static ACTIVE: OnceLock<Backend> = OnceLock::new();
-
-/// Makes `backend` the process's backend. The first call wins; later calls get the active backend
-/// back as `Err` (and `backend` is dropped).
-pub fn install(backend: Backend) -> Result<&'static Backend, &'static Backend> {
-    let mut slot = Some(backend);
-    let active = ACTIVE.get_or_init(|| slot.take().expect("taken once"));
-    if slot.is_none() {
-        Ok(active)
-    } else {
-        Err(active)
-    }
-}
-
-/// The active backend, if one was installed.
-pub fn active() -> Option<&'static Backend> {
-    ACTIVE.get()
-}
-
-/// The active backend's function table. One atomic load; no lock, no lookup.
-///
-/// # Panics
-/// When no backend was installed. The safe `ascendcl` crate installs one before any call; raw
-/// users call [`install`] (or use [`try_api`]) first.
-#[inline]
-pub fn api() -> &'static AclApi {
-    match ACTIVE.get() {
-        Some(b) => &b.api,
-        None => no_backend(),
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn no_backend() -> ! {
-    panic!(
-        "ascendcl-sys: no backend installed; call ascendcl_sys::install (or use the ascendcl crate)"
-    )
-}
-
-/// The active backend's function table, or `None` when none was installed.
-#[inline]
-pub fn try_api() -> Option<&'static AclApi> {
-    ACTIVE.get().map(|b| &b.api)
+crate::backend_slot! {
+    backend: Backend,
+    api: AclApi,
+    what: "",
+    panics: "When no backend was installed. The safe `ascendcl` crate installs one before any \
+        call; raw users call [`install`] (or use [`try_api`]) first.",
+    no_backend: "ascendcl-sys: no backend installed; call ascendcl_sys::install (or use the \
+        ascendcl crate)",
 }
 
 /// Loads the runtime library at `path` and resolves every function it has.

@@ -75,6 +75,7 @@
 mod acl_error;
 mod backend;
 mod error_codes;
+mod slot;
 mod table;
 
 #[allow(

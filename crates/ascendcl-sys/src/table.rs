@@ -3,22 +3,9 @@
 //! The table's definition is generated: `generated/functions.rs` invokes [`acl_functions!`] with
 //! every runtime function bindgen found in the headers.
 
-use std::cell::Cell;
-
-thread_local! {
-    static MISSING: Cell<Option<&'static str>> = const { Cell::new(None) };
-}
-
-/// Records that the calling thread just called a function the backend lacks.
-#[doc(hidden)]
-pub fn record_missing(name: &'static str) {
-    MISSING.with(|m| m.set(Some(name)));
-}
-
-/// Returns and clears the name of the last function the calling thread called that the active
-/// backend lacks. Read it right after a call returned `ACL_ERROR_RT_FEATURE_NOT_SUPPORT`.
-pub fn take_missing_symbol() -> Option<&'static str> {
-    MISSING.with(Cell::take)
+crate::missing_symbol_slot! {
+    what: "",
+    not_supported: "`ACL_ERROR_RT_FEATURE_NOT_SUPPORT`",
 }
 
 /// The value a missing function's stub returns, per C return type.

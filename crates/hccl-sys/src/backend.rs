@@ -3,7 +3,6 @@
 use crate::HcclApi;
 use ascendcl_sys::{BackendKind, LoadFailure};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 /// A filled HCCL function table and what is known about where it came from.
 #[derive(Debug)]
@@ -63,47 +62,12 @@ fn list(tried: &[LoadFailure]) -> String {
         .collect()
 }
 
-static ACTIVE: OnceLock<Backend> = OnceLock::new();
-
-/// Makes `backend` the process's HCCL backend. The first call wins; later calls get the active
-/// backend back as `Err` (and `backend` is dropped).
-pub fn install(backend: Backend) -> Result<&'static Backend, &'static Backend> {
-    let mut slot = Some(backend);
-    let active = ACTIVE.get_or_init(|| slot.take().expect("taken once"));
-    if slot.is_none() {
-        Ok(active)
-    } else {
-        Err(active)
-    }
-}
-
-/// The active HCCL backend, if one was installed.
-pub fn active() -> Option<&'static Backend> {
-    ACTIVE.get()
-}
-
-/// The active backend's function table. One atomic load; no lock, no lookup.
-///
-/// # Panics
-/// When no backend was installed: call [`install`] first, or use [`try_api`].
-#[inline]
-pub fn api() -> &'static HcclApi {
-    match ACTIVE.get() {
-        Some(b) => &b.api,
-        None => no_backend(),
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn no_backend() -> ! {
-    panic!("hccl-sys: no backend installed; call hccl_sys::install first")
-}
-
-/// The active backend's function table, or `None` when none was installed.
-#[inline]
-pub fn try_api() -> Option<&'static HcclApi> {
-    ACTIVE.get().map(|b| &b.api)
+ascendcl_sys::backend_slot! {
+    backend: Backend,
+    api: HcclApi,
+    what: "HCCL ",
+    panics: "When no backend was installed: call [`install`] first, or use [`try_api`].",
+    no_backend: "hccl-sys: no backend installed; call hccl_sys::install first",
 }
 
 /// Loads the HCCL library at `path` and resolves every function it has. A library that exports

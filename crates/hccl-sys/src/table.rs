@@ -4,22 +4,9 @@
 //! every function bindgen found in `hccl.h`; the macro hands them to `ascendcl-sys`'s
 //! `function_table!`, so `HcclApi` has the same shape as `AclApi`.
 
-use std::cell::Cell;
-
-thread_local! {
-    static MISSING: Cell<Option<&'static str>> = const { Cell::new(None) };
-}
-
-/// Records that the calling thread just called a function the backend lacks.
-#[doc(hidden)]
-pub fn record_missing(name: &'static str) {
-    MISSING.with(|m| m.set(Some(name)));
-}
-
-/// Returns and clears the name of the last HCCL function the calling thread called that the
-/// active backend lacks. Read it right after a call returned `HCCL_E_NOT_SUPPORT`.
-pub fn take_missing_symbol() -> Option<&'static str> {
-    MISSING.with(Cell::take)
+ascendcl_sys::missing_symbol_slot! {
+    what: "HCCL ",
+    not_supported: "`HCCL_E_NOT_SUPPORT`",
 }
 
 /// The value a missing function's stub returns, per C return type.
