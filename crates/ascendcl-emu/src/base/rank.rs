@@ -164,7 +164,9 @@ ranks! {
 static SEEN: [AtomicU64; 64] = [const { AtomicU64::new(0) }; 64];
 
 /// Records a nesting (debug builds): the first time one is seen in this process, it is appended
-/// to `ASCENDCL_EMU_LOCK_REPORT`'s file when set.
+/// to `ASCENDCL_EMU_LOCK_REPORT`'s file when set. Release builds do not check ranks and never
+/// call it.
+#[cfg_attr(not(debug_assertions), allow(dead_code))]
 pub(crate) fn observe(outer: Option<Rank>, inner: Rank) {
     let bit = 1u64 << outer.map_or(63, |o| o as u32);
     let old = SEEN[inner as usize].fetch_or(bit, Ordering::Relaxed);
