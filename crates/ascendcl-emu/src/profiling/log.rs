@@ -38,8 +38,24 @@ pub(crate) enum Entry {
 /// The time every timestamp counts from (the first use of profiling in the process).
 static EPOCH: LazyLock<Instant> = LazyLock::new(Instant::now);
 
-/// The entries recorded so far.
-static LOG: Mutex<Vec<Entry>> = Mutex::new(Rank::ProfilingLog, Vec::new());
+/// The most entries kept (a few hundred bytes each): past it, entries are counted, not kept, so
+/// that a long program traced by `ASCENDCL_EMU_TRACE` cannot exhaust the host's memory.
+pub(crate) const MAX_ENTRIES: usize = if cfg!(test) { 64 } else { 1 << 20 };
+
+/// The entries recorded so far, and how many were dropped past [`MAX_ENTRIES`].
+#[derive(Debug, Default)]
+struct Log {
+    entries: Vec<Entry>,
+    dropped: u64,
+}
+
+static LOG: Mutex<Log> = Mutex::new(
+    Rank::ProfilingLog,
+    Log {
+        entries: Vec::new(),
+        dropped: 0,
+    },
+);
 
 /// Fixes the epoch (before the first entry is timed).
 pub(crate) fn start_clock() {
@@ -48,29 +64,38 @@ pub(crate) fn start_clock() {
 
 /// The engine's sink: a task that ran while recording was on.
 pub(crate) fn sink(span: Span) {
-    LOG.lock().push(Entry::Task(span));
+    push(Entry::Task(span));
 }
 
-/// Adds an entry.
+/// Adds an entry (counts it as dropped when the log is full).
 pub(crate) fn push(e: Entry) {
-    LOG.lock().push(e);
+    let mut log = LOG.lock();
+    if log.entries.len() < MAX_ENTRIES {
+        log.entries.push(e);
+    } else {
+        log.dropped += 1;
+    }
 }
 
-/// The number of entries recorded so far (where a session starts).
-pub(crate) fn len() -> usize {
-    LOG.lock().len()
+/// The number of entries recorded so far and of those dropped (where a session starts).
+pub(crate) fn len() -> (usize, u64) {
+    let log = LOG.lock();
+    (log.entries.len(), log.dropped)
 }
 
 /// Drops every entry.
 pub(crate) fn clear() {
-    LOG.lock().clear();
+    let mut log = LOG.lock();
+    log.entries.clear();
+    log.dropped = 0;
 }
 
 /// The JSON document of the entries from index `from` on; `about` (what recorded them) goes
 /// into `otherData`.
-pub(crate) fn render(from: usize, about: Value) -> Value {
+pub(crate) fn render((from, dropped_before): (usize, u64), about: Value) -> Value {
     let log = LOG.lock();
-    let entries = log.get(from..).unwrap_or(&[]);
+    let entries = log.entries.get(from..).unwrap_or(&[]);
+    let dropped = log.dropped - dropped_before.min(log.dropped);
     let us = |t: Instant| t.saturating_duration_since(*EPOCH).as_nanos() as f64 / 1000.0;
     let dur = |a: Instant, b: Instant| b.saturating_duration_since(a).as_nanos() as f64 / 1000.0;
     let mut events = Vec::with_capacity(entries.len() + 8);
@@ -156,6 +181,7 @@ pub(crate) fn render(from: usize, about: Value) -> Value {
             "producer": "ascendcl-emu",
             "version": env!("CARGO_PKG_VERSION"),
             "recorded": about,
+            "dropped": dropped,
         },
     })
 }
@@ -183,7 +209,11 @@ fn task_args(t: &Task) -> Map<String, Value> {
 }
 
 /// Writes the document of the entries from `from` on to `path` (its directory made if needed).
-pub(crate) fn write(path: &std::path::Path, from: usize, about: Value) -> std::io::Result<()> {
+pub(crate) fn write(
+    path: &std::path::Path,
+    from: (usize, u64),
+    about: Value,
+) -> std::io::Result<()> {
     if let Some(dir) = path.parent()
         && !dir.as_os_str().is_empty()
     {
@@ -192,4 +222,41 @@ pub(crate) fn write(path: &std::path::Path, from: usize, about: Value) -> std::i
     let doc = render(from, about);
     let text = serde_json::to_string(&doc).map_err(std::io::Error::other)?;
     std::fs::write(path, text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_log_counts_what_it_drops() {
+        clear();
+        start_clock();
+        let mark = |i: usize| Entry::Mark {
+            name: format!("m{i}"),
+            tid: 1,
+            at: Instant::now(),
+            cat: "mark",
+        };
+        for i in 0..MAX_ENTRIES + 6 {
+            push(mark(i));
+        }
+        assert_eq!(len(), (MAX_ENTRIES, 6));
+        let doc = render((0, 0), json!(null));
+        assert_eq!(doc["otherData"]["dropped"], 6);
+        let marks = doc["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["ph"] == "i")
+            .count();
+        assert_eq!(marks, MAX_ENTRIES);
+        // A session that started after the first two drops counts only its own.
+        assert_eq!(
+            render((MAX_ENTRIES, 2), json!(null))["otherData"]["dropped"],
+            4
+        );
+        clear();
+        assert_eq!(len(), (0, 0));
+    }
 }

@@ -49,8 +49,8 @@ pub(crate) struct State {
     settings: HashMap<u32, String>,
     configs: HashMap<usize, Config>,
     /// The configuration the session was started with (0: the built-in default) and where its
-    /// entries start in the log.
-    started: Option<(usize, usize)>,
+    /// entries start in the log (entries kept, entries dropped).
+    started: Option<(usize, (usize, u64))>,
     /// Trace files written by this process's sessions.
     written: u32,
     /// The file of `ASCENDCL_EMU_TRACE`, when set.
@@ -105,7 +105,7 @@ fn finalize_hook() {
 /// Writes the whole process's trace to the environment variable's file, if set.
 fn write_env(s: &State) {
     if let Some(p) = &s.env
-        && let Err(e) = log::write(p, 0, serde_json::json!({"session": ENV_TRACE}))
+        && let Err(e) = log::write(p, (0, 0), serde_json::json!({"session": ENV_TRACE}))
     {
         eprintln!(
             "ascendcl-emu: {ENV_TRACE}: cannot write {}: {e}",
