@@ -221,7 +221,13 @@ pub(crate) fn write(
     }
     let doc = render(from, about);
     let text = serde_json::to_string(&doc).map_err(std::io::Error::other)?;
-    std::fs::write(path, text)
+    // Written beside and renamed into place: a reader (or another process writing the same
+    // file) never sees half a document.
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(format!(".{}.partial", std::process::id()));
+    let partial = std::path::PathBuf::from(partial);
+    std::fs::write(&partial, text)?;
+    std::fs::rename(&partial, path)
 }
 
 #[cfg(test)]

@@ -131,7 +131,7 @@ pub(crate) fn env_start() {
         let Some(v) = std::env::var_os(ENV_TRACE).filter(|v| !v.is_empty()) else {
             return;
         };
-        let path = PathBuf::from(v);
+        let path = PathBuf::from(env_path(&v.to_string_lossy(), std::process::id()));
         let path = if path.is_absolute() {
             path
         } else {
@@ -145,6 +145,12 @@ pub(crate) fn env_start() {
         // SAFETY: registers a function with no preconditions to run at exit.
         unsafe { libc::atexit(at_exit) };
     });
+}
+
+/// The file `ASCENDCL_EMU_TRACE` names for process `pid`: `%p` stands for the process id, so
+/// that the processes of a multi-process program (which inherit the variable) write a file each.
+fn env_path(v: &str, pid: u32) -> String {
+    v.replace("%p", &pid.to_string())
 }
 
 fn start_recording() {
@@ -471,4 +477,15 @@ pub fn last_trace_file() -> Option<PathBuf> {
             ))
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_variable_s_percent_p_is_the_process_id() {
+        assert_eq!(env_path("t-%p.json", 42), "t-42.json");
+        assert_eq!(env_path("/tmp/trace.json", 42), "/tmp/trace.json");
+    }
 }
