@@ -651,6 +651,8 @@ impl Kernel {
         // Kernel output is written after the program's: what Rust has buffered goes first.
         let _ = ::std::io::Write::flush(&mut ::std::io::stdout());
         let runtime = |source| KernelError::Runtime { kernel, source };
+        // A span of ascendcl's `tracing` feature (nothing without it).
+        let _span = ::ascendcl::launch_span(kernel, blocks, stream.device_id());
         stream.make_current().map_err(runtime)?;
         match self.imp {
             Imp::Host { library, .. } => {
@@ -761,6 +763,9 @@ pub fn enqueue_packed(
             split.push(a);
             at += size as usize;
         }
+        // A span of ascendcl's `tracing` feature (nothing without it); the stream's device is
+        // not known here.
+        let _span = ::ascendcl::launch_span(kernel.name, blocks, -1);
         // SAFETY: the C++ launcher converted each argument to its parameter's type; what the
         // pointers among them point to is the C++ caller's contract, as with `<<<...>>>`.
         match unsafe { library.launch(kernel.name, blocks, stream, &split) } {

@@ -43,6 +43,12 @@ pub fn drop_errors_overflow() -> usize {
 /// Records the failure of a best-effort release.
 pub(crate) fn report(r: crate::Result<()>) {
     if let Err(e) = r {
+        crate::trace::event!(
+            ERROR,
+            api = e.api().unwrap_or(""),
+            error = %e,
+            "a release in Drop failed (also kept for take_drop_errors)"
+        );
         let mut s = lock();
         if s.errors.len() < CAP {
             s.errors.push(e);

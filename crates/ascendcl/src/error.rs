@@ -401,17 +401,20 @@ pub(crate) fn check(api: &'static str, code: sys::aclError) -> Result<()> {
 #[cold]
 #[inline(never)]
 pub(crate) fn failure(api: &'static str, code: sys::aclError) -> Error {
-    if code == sys::FEATURE_NOT_SUPPORT
+    let e = if code == sys::FEATURE_NOT_SUPPORT
         && let Some(symbol) = sys::take_missing_symbol()
     {
-        return Error::MissingSymbol { api, symbol };
-    }
-    Error::Acl {
-        api,
-        code,
-        name: error_name(code),
-        message: recent_err_msg(),
-    }
+        Error::MissingSymbol { api, symbol }
+    } else {
+        Error::Acl {
+            api,
+            code,
+            name: error_name(code),
+            message: recent_err_msg(),
+        }
+    };
+    crate::trace::event!(WARN, api, code, error = %e, "runtime call failed");
+    e
 }
 
 /// `aclGetRecentErrMsg`, copied out; `None` when empty or when no backend is installed. Read on

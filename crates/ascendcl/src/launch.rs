@@ -151,6 +151,12 @@ impl<'scope, 'env> Scope<'scope, 'env> {
     pub unsafe fn launch(&self, args: &mut KernelArgs<'scope>, cfg: &LaunchConfig) -> Result<()> {
         let api = "aclrtLaunchKernelWithConfig";
         let func = args.function();
+        crate::trace::span!(
+            "launch",
+            kernel = func.name(),
+            blocks = cfg.blocks,
+            device = self.device_id()
+        );
         if cfg.blocks == 0 || cfg.blocks > MAX_BLOCKS {
             return Err(Error::argument(
                 api,

@@ -336,6 +336,26 @@
 //! handle that is merely dropped releases itself on a best-effort basis: `Drop` never panics
 //! and pushes a failure onto a process-wide list read with [`take_drop_errors`].
 //!
+//! # Tracing
+//!
+//! With the `tracing` feature (off by default) the crate reports through the
+//! [`tracing`](https://docs.rs/tracing) crate, target `ascendcl`, to whatever subscriber the
+//! program installs:
+//!
+//! | what | kind | fields |
+//! |---|---|---|
+//! | [`Stream::scope`], [`scope()`] | `INFO` span `scope` | `streams`, `device` |
+//! | [`Stream::submit`], [`submit()`] (the enqueuing) | `INFO` span `submit` | `streams`, `device` |
+//! | [`Scope::launch`], the launch builder, `ascendc-build`'s generated launchers | `INFO` span `launch` | `kernel`, `blocks`, `device` |
+//! | a runtime call that failed | `WARN` event `runtime call failed` | `api`, `code`, `error` |
+//! | a release that failed in `Drop` (also kept for [`take_drop_errors`]) | `ERROR` event | `api`, `error` |
+//! | the backend chosen, once per process, and why | `INFO` event `backend chosen` | `backend`, `description`, `library`, `reason` |
+//! | no backend could be chosen | `ERROR` event | `error` |
+//!
+//! Without the feature the `tracing` crate is not a dependency and every one of these points
+//! compiles to nothing (the field expressions are not even evaluated): no cost at all. With it
+//! and no subscriber, each span costs `tracing`'s check of a global flag.
+//!
 //! # Example: a model owned by a worker thread
 //!
 //! ```
@@ -409,6 +429,7 @@ mod stream;
 mod stream_config;
 mod stream_control;
 mod subscribed_thread;
+mod trace;
 mod value;
 mod vmm;
 
@@ -470,6 +491,8 @@ pub use sharing::{
 pub use stream::{FailureMode, Stream, StreamFlags, StreamStatus};
 pub use stream_config::{StreamConfig, StreamConfigHandle};
 pub use stream_control::{StreamState, StreamStateCallback, StreamStateEvent, ThreadResLimits};
+#[doc(hidden)]
+pub use trace::{LaunchSpan, launch_span};
 pub use value::{DeviceWord, ValueCompare};
 pub use vmm::{
     AccessFlags, AccessLocation, GranularityOption, Mapping, MemAccess, PhysicalLocation,

@@ -290,8 +290,34 @@ pub fn install_backend(choice: BackendChoice) -> Result<&'static sys::Backend> {
     let emulator: Option<fn() -> sys::Backend> = Some(ascendcl_emu::backend);
     #[cfg(not(feature = "emulator"))]
     let emulator: Option<fn() -> sys::Backend> = None;
-    choice.install(emulator).map_err(Error::from)
+    let r = choice.install(emulator).map_err(Error::from);
+    trace_choice(&r);
+    r
 }
+
+/// Reports the backend chosen, once per process, or why none could be.
+#[cfg(feature = "tracing")]
+fn trace_choice(r: &Result<&'static sys::Backend>) {
+    static REPORTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    match r {
+        Ok(b) if !REPORTED.swap(true, std::sync::atomic::Ordering::Relaxed) => {
+            crate::trace::event!(
+                INFO,
+                backend = %b.kind,
+                description = %b.description,
+                library = ?b.library,
+                reason = %b.reason,
+                "backend chosen"
+            );
+        }
+        Ok(_) => {}
+        Err(e) => crate::trace::event!(ERROR, error = %e, "no backend could be chosen"),
+    }
+}
+
+#[cfg(not(feature = "tracing"))]
+#[inline(always)]
+fn trace_choice(_: &Result<&'static sys::Backend>) {}
 
 raw_enum! {
     /// Where the program runs relative to the device ([`Runtime::run_mode`], `aclrtRunMode`).

@@ -461,6 +461,11 @@ pub fn scope<'env, const N: usize, R, F>(streams: [&'env Stream; N], f: F) -> Re
 where
     F: for<'scope> FnOnce(&'scope [Scope<'scope, 'env>; N]) -> Result<R>,
 {
+    crate::trace::span!(
+        "scope",
+        streams = N,
+        device = streams.first().map_or(-1, |s| s.device_id())
+    );
     let (t, lanes) = Tracking::open("ascendcl::scope", &streams)?;
     for s in &streams {
         s.make_current()?;
@@ -515,6 +520,7 @@ impl Stream {
     where
         F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> Result<R>,
     {
+        crate::trace::span!("scope", streams = 1, device = self.device_id());
         self.make_current()?;
         let (t, _) = Tracking::open("Stream::scope", &[self])?;
         let state = RefCell::new(t);

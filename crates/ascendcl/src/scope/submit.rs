@@ -327,6 +327,11 @@ where
     F: for<'scope> FnOnce(&'scope [Scope<'scope, 'env>; N], &'scope mut B) -> Result<()> + 'static,
 {
     const API: &str = "Submission";
+    crate::trace::span!(
+        "submit",
+        streams = N,
+        device = streams.first().map_or(-1, |s| s.device_id())
+    );
     let opened =
         Tracking::open(API, &streams).and_then(|t| match streams.iter().find(|s| s.stop_mode()) {
             Some(_) => Err(Error::argument(
