@@ -30,7 +30,17 @@ pub fn install() -> Result<&'static hccl_sys::Backend> {
         }
     };
     match hccl_sys::install(backend) {
-        Ok(b) => Ok(b),
+        Ok(b) => {
+            crate::trace::event!(
+                INFO,
+                backend = %b.kind,
+                description = %b.description,
+                library = ?b.library,
+                acl_backend = %acl.kind,
+                "HCCL backend chosen (paired with the ACL runtime's)"
+            );
+            Ok(b)
+        }
         // Another thread installed one first.
         Err(b) => paired(acl.kind, b),
     }

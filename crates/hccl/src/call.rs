@@ -99,6 +99,13 @@ impl<'a> Call<'a> {
             ascendcl::sys::aclrtStream,
         ) -> hccl_sys::HcclResult,
     ) -> Result<()> {
+        crate::trace::span!(
+            "collective",
+            api = self.api,
+            rank = self.comm.rank(),
+            device = self.target.stream.device_id(),
+            grouped = self.target.grouped
+        );
         let api = backend::api()?;
         let _gate: Option<CallGuard> = if self.target.grouped {
             None

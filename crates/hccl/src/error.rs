@@ -209,12 +209,16 @@ fn recent_message() -> Option<String> {
 pub(crate) fn check(api: &'static str, raw: sys::HcclResult) -> Result<()> {
     match ResultCode::from_raw(raw) {
         None => Ok(()),
-        Some(code) => Err(Error::Hccl {
-            api,
-            code,
-            description: error_string(code),
-            message: recent_message(),
-        }),
+        Some(code) => {
+            let e = Error::Hccl {
+                api,
+                code,
+                description: error_string(code),
+                message: recent_message(),
+            };
+            crate::trace::event!(WARN, api, code = raw.0, error = %e, "HCCL call failed");
+            Err(e)
+        }
     }
 }
 

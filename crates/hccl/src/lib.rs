@@ -17,6 +17,11 @@
 //!   communicator.
 //! * [`install`] pairs the HCCL backend with the runtime's: `libhccl.so` for CANN, the
 //!   emulator's table (`hccl-emu`, feature `emulator`) for the runtime emulator.
+//! * Feature `tracing` (off by default): an `INFO` span `collective` (target `hccl`; fields
+//!   `api`, `rank`, `device`, `grouped`) around each collective, a `WARN` event for each failed
+//!   HCCL call (`api`, `code`, `error`), an `INFO` event naming the HCCL backend chosen, and
+//!   `ascendcl`'s spans and events (its feature of the same name). Without the feature none of
+//!   this code exists.
 //!
 //! ```
 //! use hccl::{Collectives, Comm, ReduceOp};
@@ -59,6 +64,7 @@ mod gate;
 mod group;
 mod layout;
 mod root_info;
+mod trace;
 
 pub use backend::install;
 pub use batch::SendRecv;
