@@ -6,8 +6,10 @@ use crate::{
 };
 
 /// The optional features the test build turns on: the element types behind `half` and
-/// `bytemuck`, whose tests need them.
-pub const TEST_FEATURES: &str = "ascendcl/half,ascendcl/bytemuck,hccl/half";
+/// `bytemuck`, and the `tracing` spans and events, whose tests need them. (The builds without
+/// them are the samples' and `ascendcl`'s without default features.)
+pub const TEST_FEATURES: &str =
+    "ascendcl/half,ascendcl/bytemuck,ascendcl/tracing,hccl/half,hccl/tracing";
 
 /// The workspace's test build, whose binaries `test` runs and the symbol check reads (with
 /// `--no-run`; the doctests add `--doc`).
