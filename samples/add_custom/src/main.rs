@@ -30,7 +30,7 @@ usage: add_custom [--device ID]
   --device ID   device to use (default 0)
   --help        this text";
 
-fn run(device_id: i32) -> Result<bool, Box<dyn Error>> {
+fn run(device_id: i32) -> Result<Option<String>, Box<dyn Error>> {
     let rt = Runtime::new()?;
     println!("[INFO]  Backend: {}", rt.backend().description);
     println!(
@@ -82,16 +82,15 @@ fn run(device_id: i32) -> Result<bool, Box<dyn Error>> {
             f16::from_bits(z[i]),
             f16::from_bits(expected[i])
         );
-        return Ok(false);
+        return Ok(None);
     }
     let last = TOTAL_LENGTH - 1;
-    println!(
+    Ok(Some(format!(
         "[SUCCESS] z = x + y for all {TOTAL_LENGTH} elements; z[{last}] = {} + {} = {}",
         x[last],
         y[last],
         f16::from_bits(z[last])
-    );
-    Ok(true)
+    )))
 }
 
 fn main() -> ExitCode {
@@ -114,9 +113,21 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match run(device) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
+    let outcome = run(device);
+    // The handles are gone: a release that failed fails the sample too.
+    if !sample_common::report::releases_ok() {
+        if let Err(e) = &outcome {
+            println!("[ERROR]  {e}");
+        }
+        println!("[FAILURE] add_custom: a release failed");
+        return ExitCode::FAILURE;
+    }
+    match outcome {
+        Ok(Some(done)) => {
+            println!("{done}");
+            ExitCode::SUCCESS
+        }
+        Ok(None) => ExitCode::FAILURE,
         Err(e) => {
             println!("[ERROR] {e}");
             let mut cause = e.source();

@@ -47,3 +47,21 @@ fn a_failing_runtime_call_is_reported() {
     assert!(out.contains("[ERROR] aclrtMalloc failed: "), "{out}");
     assert!(out.ends_with("[FAILURE] add_custom did not run\n"), "{out}");
 }
+
+/// A release that fails in a `Drop` (every `aclrtFree` failing here) is reported and fails the
+/// sample: no `[SUCCESS]` after it.
+#[test]
+fn a_failing_release_fails_the_sample() {
+    let o = run(&[], &[("ASCENDCL_EMU_FAULTS", "aclrtFree:*")]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("[ERROR]  a release failed: aclrtFree failed: "),
+        "{out}"
+    );
+    assert!(!out.contains("[SUCCESS]"), "{out}");
+    assert!(
+        out.ends_with("[FAILURE] add_custom: a release failed\n"),
+        "{out}"
+    );
+}

@@ -150,7 +150,16 @@ fn run() -> Result<Vec<String>, Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
+    let outcome = run();
+    // The handles are gone: a release that failed fails the sample too.
+    if !sample_common::report::releases_ok() {
+        if let Err(e) = &outcome {
+            println!("[ERROR]  {e}");
+        }
+        println!("[FAILURE] callback_exception: a release failed");
+        return ExitCode::FAILURE;
+    }
+    match outcome {
         Ok(f) if f.is_empty() => {
             println!(
                 "[SUCCESS] the failing kernel reached the exception callback with its task, \

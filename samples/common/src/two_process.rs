@@ -42,20 +42,25 @@ pub fn main(
 ) -> ExitCode {
     if is_process_b() {
         return match process_b() {
-            Ok(()) => ExitCode::SUCCESS,
+            Ok(()) if crate::report::releases_ok() => ExitCode::SUCCESS,
+            Ok(()) => ExitCode::FAILURE,
             Err(e) => {
                 println!("[ERROR]  Process B: {e}");
                 ExitCode::FAILURE
             }
         };
     }
-    match process_a() {
-        Ok(()) => {
+    let outcome = process_a();
+    if let Err(e) = &outcome {
+        println!("[ERROR]  Process A: {e}");
+    }
+    // Process A's handles are gone: a release that failed fails the sample too.
+    match (outcome, crate::report::releases_ok()) {
+        (Ok(()), true) => {
             println!("[SUCCESS] {ok}");
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            println!("[ERROR]  Process A: {e}");
+        _ => {
             println!("[FAILURE] {fail}");
             ExitCode::FAILURE
         }

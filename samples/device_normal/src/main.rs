@@ -71,7 +71,16 @@ fn run() -> Result<bool, Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
+    let outcome = run();
+    // The handles are gone: a release that failed fails the sample too.
+    if !sample_common::report::releases_ok() {
+        if let Err(e) = &outcome {
+            println!("[ERROR]  {e}");
+        }
+        println!("[FAILURE] device_normal: a release failed");
+        return ExitCode::FAILURE;
+    }
+    match outcome {
         Ok(true) => {
             println!("[SUCCESS] out = self + alpha * other on the device, checked on the host");
             ExitCode::SUCCESS

@@ -62,11 +62,13 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            println!("[ERROR]  {e}");
-            ExitCode::FAILURE
-        }
+    let outcome = run();
+    if let Err(e) = &outcome {
+        println!("[ERROR]  {e}");
+    }
+    // The handles are gone: a release that failed fails the sample too.
+    match (outcome, sample_common::report::releases_ok()) {
+        (Ok(()), true) => ExitCode::SUCCESS,
+        _ => ExitCode::FAILURE,
     }
 }

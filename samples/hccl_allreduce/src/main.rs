@@ -213,7 +213,16 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run(&o) {
+    let outcome = run(&o);
+    // The handles are gone: a release that failed fails the sample too.
+    if !sample_common::report::releases_ok() {
+        if let Err(e) = &outcome {
+            println!("[ERROR]  {e}");
+        }
+        println!("[FAILURE] hccl_allreduce: a release failed");
+        return ExitCode::FAILURE;
+    }
+    match outcome {
         Ok(()) => {
             println!("[SUCCESS] {OK}");
             ExitCode::SUCCESS

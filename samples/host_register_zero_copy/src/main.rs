@@ -77,7 +77,16 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
+    let outcome = run();
+    // The handles are gone: a release that failed fails the sample too.
+    if !sample_common::report::releases_ok() {
+        if let Err(e) = &outcome {
+            println!("[ERROR]  {e}");
+        }
+        println!("[FAILURE] host_register_zero_copy: a release failed");
+        return ExitCode::FAILURE;
+    }
+    match outcome {
         Ok(()) => {
             println!("[SUCCESS] Run the simple_zero_copy sample successfully.");
             ExitCode::SUCCESS

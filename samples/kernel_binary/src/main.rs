@@ -163,7 +163,16 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match run(&o) {
+    let outcome = run(&o);
+    // The handles are gone: a release that failed fails the sample too.
+    if !sample_common::report::releases_ok() {
+        if let Err(e) = &outcome {
+            println!("[ERROR]  {e}");
+        }
+        println!("[FAILURE] kernel_binary: a release failed");
+        return ExitCode::FAILURE;
+    }
+    match outcome {
         Ok(ratio) => {
             println!("error ratio: {ratio:.4}, tolerance: {TOLERANCE:.4}");
             if ratio <= TOLERANCE {

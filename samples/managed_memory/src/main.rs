@@ -90,7 +90,16 @@ fn run() -> Result<Outcome, Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
+    let outcome = run();
+    // The handles are gone: a release that failed fails the sample too.
+    if !sample_common::report::releases_ok() {
+        if let Err(e) = &outcome {
+            println!("[ERROR]  {e}");
+        }
+        println!("[FAILURE] managed_memory: a release failed");
+        return ExitCode::FAILURE;
+    }
+    match outcome {
         Ok(Outcome::Checked { error_ratio }) => {
             info!("Run the uvm_allocate sample successfully.");
             // The reference's verification script prints this line, unprefixed.

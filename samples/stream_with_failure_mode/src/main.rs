@@ -171,7 +171,16 @@ fn run() -> Result<Vec<String>, Box<dyn Error>> {
 }
 
 fn main() -> ExitCode {
-    match run() {
+    let outcome = run();
+    // The handles are gone: a release that failed fails the sample too.
+    if !sample_common::report::releases_ok() {
+        if let Err(e) = &outcome {
+            println!("[ERROR]  {e}");
+        }
+        println!("[FAILURE] stream_with_failure_mode: a release failed");
+        return ExitCode::FAILURE;
+    }
+    match outcome {
         Ok(f) if f.is_empty() => {
             println!(
                 "[SUCCESS] a failing kernel gives 507035 in CONTINUE and STOP mode; stop and abort \

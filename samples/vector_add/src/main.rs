@@ -68,7 +68,7 @@ fn inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
     (a, b)
 }
 
-fn run(o: Options) -> Result<bool, Box<dyn Error>> {
+fn run(o: Options) -> Result<Option<String>, Box<dyn Error>> {
     let rt = Runtime::new()?;
     let backend = rt.backend();
     println!("[INFO]  Backend: {}", backend.description);
@@ -111,14 +111,15 @@ fn run(o: Options) -> Result<bool, Box<dyn Error>> {
             dst[i],
             a[i] + o.alpha * b[i]
         );
-        return Ok(false);
+        return Ok(None);
     }
     let show = match dst.last() {
         Some(v) => format!("; dst[{}] = {v}", n - 1),
         None => String::new(),
     };
-    println!("[SUCCESS] dst = a + alpha * b for all {n} elements{show}");
-    Ok(true)
+    Ok(Some(format!(
+        "[SUCCESS] dst = a + alpha * b for all {n} elements{show}"
+    )))
 }
 
 fn main() -> ExitCode {
@@ -134,9 +135,21 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match run(o) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
+    let outcome = run(o);
+    // The handles are gone: a release that failed fails the sample too.
+    if !sample_common::report::releases_ok() {
+        if let Err(e) = &outcome {
+            println!("[ERROR]  {e}");
+        }
+        println!("[FAILURE] vector_add: a release failed");
+        return ExitCode::FAILURE;
+    }
+    match outcome {
+        Ok(Some(done)) => {
+            println!("{done}");
+            ExitCode::SUCCESS
+        }
+        Ok(None) => ExitCode::FAILURE,
         Err(e) => {
             println!("[ERROR] {e}");
             let mut cause = e.source();
