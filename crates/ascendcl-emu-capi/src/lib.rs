@@ -15,11 +15,15 @@
 //! It also exports the part of the operator library (aclnn) CANN's runtime samples call
 //! (`operators`); the emulator root's `libopapi.so` and `libnnopbase.so` link to it.
 //!
+//! It also exports mstx (`mstx/ms_tools_ext.h`: marks and ranges for the profiler, `mstx`); the
+//! emulator root's `libmsprofiler.so` links to it.
+//!
 //! The symbols live here, not in the `ascendcl-emu` and `hccl-emu` rlibs, so that a Rust program
 //! that embeds the emulators never defines `acl*` or `Hccl*` symbols that could interpose on a
 //! real library.
 #![allow(non_snake_case)]
 
+mod mstx;
 mod operators;
 
 use ascendcl_sys::*;

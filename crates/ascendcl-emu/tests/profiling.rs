@@ -589,3 +589,61 @@ fn a_model_replay_shows_its_steps_on_the_capture_stream() {
     ok(unsafe { aclrtDestroyStream(cap) });
     ok(unsafe { aclrtDestroyStream(exec) });
 }
+
+/// mstx: nothing (and range id 0) without a collection; inside one, marks and ranges in the
+/// default domain and in a named one, a mark on a stream as its marker task.
+#[test]
+fn mstx_marks_and_ranges_in_domains() {
+    use ascendcl_emu::capi::mstx::*;
+    let _s = serial();
+    let _d = Dev::new(0);
+    let st = stream();
+    assert_eq!(unsafe { mstxRangeStartA(c"idle".as_ptr(), null_mut()) }, 0);
+    unsafe { mstxMarkA(c"idle".as_ptr(), null_mut()) };
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().to_str().unwrap();
+    ok(unsafe { aclprofInit(p.as_ptr().cast(), p.len()) });
+    ok(unsafe { aclprofStart(null()) });
+    let domain = unsafe { mstxDomainCreateA(c"io".as_ptr()) };
+    assert!(!domain.is_null());
+    let outer = unsafe { mstxRangeStartA(c"outer".as_ptr(), null_mut()) };
+    assert_ne!(outer, 0);
+    let inner = unsafe { mstxDomainRangeStartA(domain, c"load".as_ptr(), st) };
+    assert_ne!(inner, 0);
+    unsafe { mstxDomainMarkA(domain, c"loaded".as_ptr(), st) };
+    // A NULL message is refused (recorded), an id of another domain ends nothing.
+    unsafe { mstxMarkA(null(), null_mut()) };
+    assert!(take_msg().contains("message is NULL"));
+    mstxRangeEnd(inner);
+    mstxDomainRangeEnd(domain, inner);
+    mstxRangeEnd(outer);
+    ok(unsafe { aclrtSynchronizeStream(st) });
+    mstxDomainDestroy(domain);
+    assert_eq!(
+        unsafe { mstxDomainRangeStartA(domain, c"gone".as_ptr(), null_mut()) },
+        0
+    );
+    ok(unsafe { aclprofStop(null()) });
+    let events = read_trace(&ascendcl_emu::last_trace_file().unwrap());
+    let find = |name: &str, ph: &str| {
+        events
+            .iter()
+            .find(|e| e["name"] == name && e["ph"] == ph)
+            .unwrap_or_else(|| panic!("no {ph} {name} in {events:#?}"))
+            .clone()
+    };
+    let o = find("outer", "X");
+    let l = find("io: load", "X");
+    assert_eq!(o["cat"], "mstx");
+    assert!(o["ts"].as_f64() <= l["ts"].as_f64() && end(&l) <= end(&o));
+    assert_eq!(find("io: loaded", "i")["cat"], "mstx");
+    let marker = lane(&events, 0, stream_id(st));
+    assert_eq!(names(&marker), ["io: loaded"]);
+    assert!(
+        !events
+            .iter()
+            .any(|e| e["name"] == "idle" || e["name"] == "io: gone")
+    );
+    ok(unsafe { aclprofFinalize() });
+    ok(unsafe { aclrtDestroyStream(st) });
+}

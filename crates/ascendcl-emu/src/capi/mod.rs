@@ -130,6 +130,7 @@ mod limits;
 mod managed;
 mod memory;
 mod model;
+pub mod mstx;
 pub mod operators;
 mod profiling;
 mod stream;

@@ -8,9 +8,11 @@
 //! |---|---|
 //! | `mod.rs` | the session: mode, output directory, settings, configurations, start and stop, the environment variable |
 //! | `stamps.rs` | stamps, marks, push/pop, ranges, step timestamps |
+//! | `mstx.rs` | mstx marks and ranges, in domains |
 //! | `log.rs` | the recorded entries and their JSON rendering |
 
 pub(crate) mod log;
+pub(crate) mod mstx;
 pub(crate) mod stamps;
 
 use crate::base::error::*;
@@ -62,6 +64,11 @@ pub(crate) struct State {
     pub(crate) next_range: u32,
     /// Step infos and the tags already stamped on them.
     pub(crate) steps: HashMap<usize, HashSet<u32>>,
+    /// mstx domains (`mstxDomainCreateA`) and their names.
+    pub(crate) domains: HashMap<usize, String>,
+    /// Open mstx ranges, by id.
+    pub(crate) mstx_ranges: HashMap<u64, mstx::Open>,
+    pub(crate) next_mstx: u64,
 }
 
 impl State {

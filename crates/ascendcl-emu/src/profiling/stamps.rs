@@ -167,8 +167,8 @@ pub(crate) fn range_stop(id: u32) -> R {
     })
 }
 
-/// The marker task `aclprofMarkEx` puts on a stream.
-struct Marker(String);
+/// The marker task `aclprofMarkEx` (and an mstx mark with a stream) puts on a stream.
+pub(crate) struct Marker(pub(crate) String);
 
 impl Work for Marker {
     fn run(&self, _: &Cx<'_>) -> R {
