@@ -14,6 +14,7 @@ mod hccl_link_check;
 mod link_check;
 mod package;
 mod portability;
+mod qualify;
 mod sample;
 mod symbols;
 mod test;
@@ -46,6 +47,11 @@ cargo xtask <command> [args]
                        run a sample on the emulator with ASCENDCL_EMU_TRACE and draw its timeline:
                        target/trace/<name>.json (Chrome trace / Perfetto) and <name>.svg (a lane
                        per stream, bars coloured by kind), with a summary of the lanes
+  qualify [--stand-in] [--out DIR] [--samples a,b,...]
+                       with ASCENDCL_BACKEND=cann: the test suites meaningful on hardware and the
+                       samples, reported in target/qualify/report.md and report.json (versions,
+                       SoC, pass/fail per test and sample, emulator-only tests listed);
+                       --stand-in uses the emulator's C library as the CANN install
   env [--export]       what was detected: CANN root, include and lib dirs, SOC_VERSION,
                        ASCENDC_CMAKE_DIR; --export prints shell exports
   emu-root DIR         lay out a CANN-shaped install root whose runtime is the emulator
@@ -88,6 +94,7 @@ fn main() -> ExitCode {
         "codegen" => codegen::run(rest),
         "sample" => sample::run(rest),
         "trace" => sample::trace(rest),
+        "qualify" => qualify::run(rest),
         "env" => env::run(rest),
         "emu-root" => emu_root::run(rest),
         "asc-examples" => asc_examples::run(rest),

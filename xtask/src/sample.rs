@@ -222,6 +222,68 @@ fn run_all(all: &[Sample]) -> Result<(), String> {
     }
 }
 
+/// One sample's run for `cargo xtask qualify`: its name, verdict, time and output.
+pub struct Outcome {
+    /// The sample's name.
+    pub name: String,
+    /// `Ok` when it passed, else why not.
+    pub result: Result<(), String>,
+    /// How long the run took.
+    pub seconds: f64,
+    /// What it printed (its `output_msg.txt`), empty when it did not run.
+    pub log: String,
+}
+
+/// Builds and runs the samples named (every sample for `None`) as `--all` does, and gives each
+/// one's outcome instead of failing.
+pub fn run_for_report(names: Option<&[String]>) -> Result<Vec<Outcome>, String> {
+    let all = samples()?;
+    let chosen: Vec<&Sample> = match names {
+        None => all.iter().collect(),
+        Some(names) => names
+            .iter()
+            .map(|n| {
+                all.iter()
+                    .find(|s| &s.name == n)
+                    .ok_or_else(|| format!("no sample {n:?}"))
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    report_soc();
+    // One build for all; when it fails, one build each, so that a sample that does not build
+    // is a failure of its own and the others still run.
+    let mut unbuilt = std::collections::HashMap::new();
+    if build(&chosen).is_err() {
+        for sample in &chosen {
+            if let Err(e) = build(&[sample]) {
+                unbuilt.insert(sample.name.clone(), e);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for sample in chosen {
+        let start = std::time::Instant::now();
+        if let Some(e) = unbuilt.remove(&sample.name) {
+            out.push(Outcome {
+                name: sample.name.clone(),
+                result: Err(format!("the build failed: {e}")),
+                seconds: 0.0,
+                log: String::new(),
+            });
+            continue;
+        }
+        let result = run_sample(sample, &[]);
+        let log = std::fs::read_to_string(sample.dir.join(OUTPUT_FILE)).unwrap_or_default();
+        out.push(Outcome {
+            name: sample.name.clone(),
+            result,
+            seconds: start.elapsed().as_secs_f64(),
+            log,
+        });
+    }
+    Ok(out)
+}
+
 fn run_sample(sample: &Sample, sample_args: &[String]) -> Result<(), String> {
     let help = sample_args.iter().any(|a| a == "--help" || a == "-h");
     let binary = tools::target_dir().join("debug").join(&sample.name);
