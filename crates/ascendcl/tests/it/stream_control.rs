@@ -138,6 +138,35 @@ fn attributes_are_typed() {
     assert_eq!(s.failure_mode().unwrap(), FailureMode::Stop);
 }
 
+/// An abort made through another handle of the stream, on another thread, while a scope's copy
+/// is queued: the scope reports the discarded work (`Error::Aborted`) once the stream is idle; it
+/// never returns `Ok` for a copy that did not run.
+#[test]
+fn an_abort_through_another_handle_fails_the_running_scope() {
+    let r = rt();
+    let d = failure_device(&r);
+    let s = d.create_stream().unwrap();
+    let other = s.clone();
+    let (go, wait_go) = std::sync::mpsc::channel::<()>();
+    let aborter = std::thread::spawn(move || {
+        wait_go.recv().unwrap();
+        other.abort()
+    });
+    // Pinned memory: a copy into it is asynchronous. The host function keeps the copy queued.
+    let mut host = HostBuffer::from_slice(&d, &[7u32; 16]).unwrap();
+    let dev = d.clone_htod(&[1u32; 16]).unwrap();
+    s.launch_host_fn(|| std::thread::sleep(Duration::from_millis(500)))
+        .unwrap();
+    let r = s.scope(|sc| {
+        sc.copy(&mut host, &dev)?;
+        go.send(()).unwrap();
+        aborter.join().unwrap()
+    });
+    assert!(matches!(r, Err(Error::Aborted { .. })), "{r:?}");
+    assert_eq!(host[..], [7; 16], "the aborted copy did not run");
+    s.destroy().unwrap();
+}
+
 #[test]
 fn a_host_function_launched_during_an_abort_is_never_dropped_while_the_runtime_keeps_it() {
     // An abort waits for the running task; a host function another thread launched meanwhile
