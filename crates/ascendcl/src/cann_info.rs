@@ -1,6 +1,7 @@
 //! What the runtime says about the installed CANN software: the version of a package as text and
-//! as a comparable number ([`PackageVersion`], [`VersionNumber`]), and the CANN attributes the
-//! environment supports ([`CannAttr`]).
+//! as a comparable number ([`PackageVersion`], [`VersionNumber`]), the CANN attributes the
+//! environment supports ([`CannAttr`]), and whether a SoC's architecture is the device's
+//! ([`Runtime::arch_compatible`]).
 
 use crate::error::{Error, Result};
 use crate::raw;
@@ -116,6 +117,24 @@ impl Runtime {
         let mut v = 0i32;
         // SAFETY: a valid out-pointer.
         unsafe { raw::aclGetCannAttribute(attr.into(), &mut v) }?;
+        Ok(v == 1)
+    }
+
+    /// Whether code built for the SoC version `soc` (`Ascend910B3`, as [`Runtime::soc_name`]
+    /// names one) runs on the current device: whether the two have the same NPU architecture
+    /// (`aclrtCheckArchCompatibility`). An empty name, or one the runtime's platform
+    /// configuration does not describe, is `ACL_ERROR_RT_PARAM_INVALID` (107000); a name with a
+    /// NUL byte is [`Error::Argument`].
+    pub fn arch_compatible(&self, soc: &str) -> Result<bool> {
+        let name = CString::new(soc).map_err(|_| {
+            Error::argument(
+                "aclrtCheckArchCompatibility",
+                "the SoC name contains a NUL byte",
+            )
+        })?;
+        let mut v = 0i32;
+        // SAFETY: a NUL-terminated name and a valid out-pointer.
+        unsafe { raw::aclrtCheckArchCompatibility(name.as_ptr(), &mut v) }?;
         Ok(v == 1)
     }
 }

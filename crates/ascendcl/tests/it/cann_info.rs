@@ -1,5 +1,5 @@
 //! The installed software as the runtime reports it: package versions as text and numbers, and
-//! the CANN attributes of the environment.
+//! the CANN attributes of the environment, and the architecture check of a SoC name.
 
 use crate::common::*;
 use ascendcl::{CannAttr, Error, VersionNumber};
@@ -43,5 +43,26 @@ fn cann_attributes_agree_with_the_single_queries() {
     if emulator_active() {
         assert_eq!(listed, [CannAttr::InfNan, CannAttr::Bf16]);
         assert!(!r.supports(CannAttr::JitCompile).unwrap());
+    }
+}
+
+#[test]
+fn the_devices_own_soc_is_arch_compatible_and_bad_names_are_refused() {
+    let r = rt();
+    let _d = r.device(0).unwrap();
+    let own = r.soc_name().unwrap();
+    assert!(r.arch_compatible(&own).unwrap(), "{own}");
+    let err = r.arch_compatible("").unwrap_err();
+    assert_eq!(err.api(), Some("aclrtCheckArchCompatibility"), "{err}");
+    assert_eq!(err.code(), Some(AclError::PARAM_INVALID), "{err}");
+    assert_code(r.arch_compatible("no such SoC"), AclError::PARAM_INVALID);
+    assert_argument(r.arch_compatible("Ascend\0910B3"));
+    if emulator_active() {
+        // The emulated A2 part: the other A2 and A3 parts share its architecture (2201), a 310P
+        // (2002) and the first 910 (1001) do not.
+        assert!(r.arch_compatible("Ascend910B4").unwrap());
+        assert!(r.arch_compatible("Ascend910_9392").unwrap());
+        assert!(!r.arch_compatible("Ascend310P3").unwrap());
+        assert!(!r.arch_compatible("Ascend910A").unwrap());
     }
 }
