@@ -1178,3 +1178,105 @@ fn child_process_checks() {
     ok(unsafe { aclrtDestroyStream(s) });
     ok(unsafe { aclrtBinaryUnLoad(bin) });
 }
+
+/// Released by the test once the memory a queued kernel will touch is gone.
+static GATE_OPEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A host function that holds its stream until [`GATE_OPEN`] (10 s at most).
+extern "C" fn gate(_: *mut c_void) {
+    let start = std::time::Instant::now();
+    while !GATE_OPEN.load(std::sync::atomic::Ordering::Acquire)
+        && start.elapsed() < std::time::Duration::from_secs(10)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn a_kernel_touching_a_released_reservation_fails_its_task() {
+    let _d = Dev::new(0);
+    let bin = load();
+    let f = function(bin, "store");
+    let s = stream();
+    let mut va = null_mut();
+    ok(unsafe { aclrtReserveMemAddress(&mut va, 2 << 20, 0, null_mut(), 0) });
+    ok(unsafe { aclrtReleaseMemAddress(va) });
+    // A stale address of the released reservation: the launch fails, the process lives on.
+    launch(f, 1, s, &[Arg::Ptr(va), Arg::U32(5)]);
+    assert_eq!(AclError(sync(s)), AclError::VECTOR_CORE_EXCEPTION);
+    let m = take_msg();
+    assert!(m.contains("in no live allocation"), "{m}");
+    ok(unsafe { aclrtDestroyStream(s) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}
+
+const IPC_CHILD: &str = "ASCENDCL_EMU_KERNEL_TEST_IPC_KEY";
+
+/// The exporter's part: the importer (a child process) queues a kernel writing into the import
+/// behind a gate, closes the import, then opens the gate; the kernel fails its task instead of
+/// crashing the child, and the exporter's bytes are untouched.
+#[test]
+fn a_kernel_queued_on_an_ipc_import_closed_under_it_fails_its_task() {
+    let _d = Dev::new(0);
+    let p = malloc(4096);
+    h2d(p, &[7u8; 4096]);
+    let mut key = [0 as std::ffi::c_char; 65];
+    ok(unsafe { aclrtIpcMemGetExportKey(p, 4096, key.as_mut_ptr(), 65, 1) });
+    let key = unsafe { std::ffi::CStr::from_ptr(key.as_ptr()) }
+        .to_str()
+        .unwrap()
+        .to_string();
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "ipc_import_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(IPC_CHILD, &key)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("child: closed under the kernel: 507035"),
+        "{stdout}"
+    );
+    let mut back = [0u8; 4096];
+    d2h(&mut back, p);
+    assert!(
+        back.iter().all(|b| *b == 7),
+        "the exporter's bytes are untouched"
+    );
+    let k = CString::new(key).unwrap();
+    ok(unsafe { aclrtIpcMemClose(k.as_ptr()) });
+    free(p);
+}
+
+/// The importer's part of the test above.
+#[test]
+fn ipc_import_child() {
+    let Ok(key) = std::env::var(IPC_CHILD) else {
+        return;
+    };
+    let _d = Dev::new(0);
+    let bin = load();
+    let f = function(bin, "store");
+    let key = CString::new(key).unwrap();
+    let mut p = null_mut();
+    ok(unsafe { aclrtIpcMemImportByKey(&mut p, key.as_ptr(), 0) });
+    let s = stream();
+    ok(unsafe { aclrtLaunchHostFunc(s, Some(gate), null_mut()) });
+    launch(f, 1, s, &[Arg::Ptr(p), Arg::U32(5)]);
+    ok(unsafe { aclrtIpcMemClose(key.as_ptr()) });
+    GATE_OPEN.store(true, std::sync::atomic::Ordering::Release);
+    let code = sync(s);
+    println!("child: closed under the kernel: {code}");
+    ok(unsafe { aclrtDestroyStream(s) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}

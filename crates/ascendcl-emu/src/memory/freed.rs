@@ -12,6 +12,10 @@ pub(super) enum Release {
     Unmap,
     /// Returned to the device arena.
     Arena,
+    /// Unmapped, and forgotten as device address space (a closed IPC import, a released
+    /// virtual memory reservation): until then a kernel's touch of it fails the launch
+    /// instead of crashing the process.
+    Space,
 }
 
 /// Freed ranges kept reserved before the oldest is returned to the system.
@@ -68,6 +72,10 @@ impl Freed {
                 self.bytes -= t.len;
                 match t.release {
                     Release::Unmap => unmap(old, t.len),
+                    Release::Space => {
+                        super::space::regions::remove_space(old);
+                        unmap(old, t.len);
+                    }
                     Release::Arena => {
                         if let Some(a) = super::space::arena::get() {
                             a.release(old, t.len);

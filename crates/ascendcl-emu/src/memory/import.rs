@@ -65,10 +65,20 @@ pub(crate) fn close(key: &str) -> bool {
     let Some(pair) = pair else {
         return false;
     };
-    super::write().remove_external(pair.at);
+    let mut t = super::write();
+    t.remove_external(pair.at);
     regions::remove(pair.at);
-    regions::remove_space(pair.at);
-    // SAFETY: the import's own pair, no longer registered.
-    unsafe { space::map::release(pair) };
+    // Work queued before the close (a kernel reading the import) may still touch the program
+    // range: it stays reserved as device address space, inaccessible, so such a touch fails the
+    // launch instead of crashing the process.
+    // SAFETY: the import's own pair, no longer registered as live memory.
+    if unsafe { space::map::unreserve(pair) }.is_ok() {
+        super::pages::unmap(pair.alias, pair.len);
+        t.bury_space(pair.at, pair.len, pair.len);
+    } else {
+        regions::remove_space(pair.at);
+        // SAFETY: as above.
+        unsafe { space::map::release(pair) };
+    }
     true
 }

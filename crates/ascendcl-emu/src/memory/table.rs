@@ -650,6 +650,15 @@ impl Table {
     }
 
     /// Forgets memory registered with [`Table::insert_external`] that starts at `start`.
+    /// Keeps the program range `[base, base+len)` of device address space that was just let go
+    /// (a closed import, a released reservation: already inaccessible and unbacked, still
+    /// recorded as device address space) reserved as a freed range of `size` bytes, so that a
+    /// stale pointer is reported as freed and a kernel still touching it fails its launch; the
+    /// oldest such ranges are unmapped and forgotten beyond the record's bounds.
+    pub(crate) fn bury_space(&mut self, base: usize, len: usize, size: usize) {
+        self.freed.bury(base, len, size, Release::Space);
+    }
+
     pub(crate) fn remove_external(&mut self, start: usize) -> bool {
         match self.live.get(&start) {
             Some(a) if a.external => {

@@ -112,10 +112,19 @@ pub(crate) fn release(start: usize) -> R {
     }
     let pair = r.pair;
     v.reservations.remove(&start);
-    memory::write().remove_reservation(start);
-    regions::remove_space(start);
+    let mut t = memory::write();
+    t.remove_reservation(start);
+    // Kept reserved as device address space for a while (see `Table::bury_space`): a kernel
+    // still holding an address of it fails its launch instead of crashing the process.
     // SAFETY: the reservation is this module's own, with nothing mapped in it.
-    unsafe { space::map::release(pair) };
+    if unsafe { space::map::unreserve(pair) }.is_ok() {
+        memory::pages::unmap(pair.alias, pair.len);
+        t.bury_space(pair.at, pair.len, pair.len);
+    } else {
+        regions::remove_space(start);
+        // SAFETY: as above.
+        unsafe { space::map::release(pair) };
+    }
     Ok(())
 }
 
