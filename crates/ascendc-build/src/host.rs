@@ -152,8 +152,12 @@ pub(crate) fn build(
             ));
         }
     }
+    // System directories too, after the host layer: `-I` would be searched before it, and the
+    // host layer's `kernel_operator.h` must come first (an include directory of a CANN install
+    // has its own). Headers found there do not warn; the sources and the headers next to them
+    // (`-iquote` below) do.
     for dir in &cfg.includes {
-        cc.include(dir);
+        cc.flag("-isystem").flag(dir.as_os_str());
     }
     // `#include "..."` of a rewritten source still finds the files next to the original.
     let mut quote_dirs: Vec<&Path> = sources.iter().filter_map(|s| s.path.parent()).collect();

@@ -299,8 +299,9 @@ impl Build {
 
     /// Whether host mode compiles the kernel sources with the compiler's warnings
     /// (`-Wall -Wextra`, printed as cargo warnings and kept in [`Output::compiler_warnings`]);
-    /// on by default. The AscendC host layer's own headers never warn: they are a system
-    /// include directory. Off gives `-w`.
+    /// on by default. The AscendC host layer's own headers never warn: it is a system include
+    /// directory, searched first, and the directories of [`Build::include`] follow it as system
+    /// directories too (their headers do not warn; those next to a source do). Off gives `-w`.
     pub fn warnings(&mut self, on: bool) -> &mut Self {
         self.no_warnings = !on;
         self

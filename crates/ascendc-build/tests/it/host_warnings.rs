@@ -1,5 +1,6 @@
 //! What host mode shows of the compiler: warnings for the user's kernel sources (and none from
-//! the host layer), `-w` when asked, and the native CPU opt-in; each build's kernel binary still
+//! the host layer or the headers of `Build::include` directories, which the host layer still
+//! comes before), `-w` when asked, and the native CPU opt-in; each build's kernel binary still
 //! loads and runs on the emulator.
 
 use ascendc_build::{Build, Output};
@@ -8,6 +9,7 @@ use std::path::Path;
 /// A kernel with two things a compiler warns about: an unused variable and a signed/unsigned
 /// comparison.
 const KERNEL: &str = r#"#include "kernel_operator.h"
+#include <helper.h>
 extern "C" __global__ __aicore__ void fill(__gm__ float* y, uint32_t n)
 {
     int unused_local = 3;
@@ -31,8 +33,23 @@ fn triple() -> String {
 fn build(dir: &Path, configure: impl FnOnce(&mut Build)) -> Output {
     let kernel = dir.join("fill.cpp");
     std::fs::write(&kernel, KERNEL).unwrap();
+    // An include directory of the user's: a header that would warn, and a decoy
+    // `kernel_operator.h` that must not be found before the host layer's.
+    let inc = dir.join("inc");
+    std::fs::create_dir_all(&inc).unwrap();
+    std::fs::write(
+        inc.join("helper.h"),
+        "inline int helper(int x) { int unused_in_header = 1; return x; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        inc.join("kernel_operator.h"),
+        "#error the decoy was found first\n",
+    )
+    .unwrap();
     let mut b = Build::new();
     b.file(&kernel)
+        .include(&inc)
         .out_dir(dir.join("out"))
         .crate_name("warn")
         .cargo_metadata(false)
@@ -81,10 +98,14 @@ fn warnings_name_the_users_source_and_never_the_host_layer() {
     let text = out.compiler_warnings.join("\n");
     assert!(text.contains("unused_local"), "{text}");
     assert!(
-        text.contains("fill.cpp:4"),
+        text.contains("fill.cpp:5"),
         "the warning names the user's line: {text}"
     );
     assert!(text.contains("-Wsign-compare"), "{text}");
+    assert!(
+        !text.contains("unused_in_header"),
+        "a header of an include directory warned: {text}"
+    );
     let host_layer = ascendc_build::include_dir();
     assert!(
         !text.contains(&*host_layer.to_string_lossy()),
