@@ -338,6 +338,11 @@ struct External {
 }
 
 impl Work for External {
+    /// A library's task may wait for its peers (a collective): not drained.
+    fn gate(&self) -> bool {
+        true
+    }
+
     fn run(&self, _: &Cx<'_>) -> R {
         // Taken out first: the lock is not held while the work runs.
         let task = self.run.lock().take();

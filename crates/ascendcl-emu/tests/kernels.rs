@@ -1214,7 +1214,8 @@ const IPC_CHILD: &str = "ASCENDCL_EMU_KERNEL_TEST_IPC_KEY";
 
 /// The exporter's part: the importer (a child process) queues a kernel writing into the import
 /// behind a gate, closes the import, then opens the gate; the kernel fails its task instead of
-/// crashing the child, and the exporter's bytes are untouched.
+/// crashing the child; then it imports again and queues the kernel behind another kernel
+/// only: the close waits for both, and the kernel's write reaches the exporter.
 #[test]
 fn a_kernel_queued_on_an_ipc_import_closed_under_it_fails_its_task() {
     let _d = Dev::new(0);
@@ -1249,10 +1250,14 @@ fn a_kernel_queued_on_an_ipc_import_closed_under_it_fails_its_task() {
     );
     let mut back = [0u8; 4096];
     d2h(&mut back, p);
-    assert!(
-        back.iter().all(|b| *b == 7),
-        "the exporter's bytes are untouched"
+    // The kernel queued before the first close (behind a gate) wrote nothing; the one queued
+    // before the second close (behind another kernel only) ran before the close.
+    assert_eq!(
+        &back[..4],
+        &55u32.to_ne_bytes(),
+        "the second import's kernel wrote"
     );
+    assert!(back[4..].iter().all(|b| *b == 7), "the rest is untouched");
     let k = CString::new(key).unwrap();
     ok(unsafe { aclrtIpcMemClose(k.as_ptr()) });
     free(p);
@@ -1277,6 +1282,65 @@ fn ipc_import_child() {
     GATE_OPEN.store(true, std::sync::atomic::Ordering::Release);
     let code = sync(s);
     println!("child: closed under the kernel: {code}");
+    // Queued behind a kernel, not a gate: the close waits for both, then unmaps.
+    let spin = function(bin, "spin");
+    ok(unsafe { aclrtIpcMemImportByKey(&mut p, key.as_ptr(), 0) });
+    launch(spin, 1, s, &[Arg::U32(50)]);
+    launch(f, 1, s, &[Arg::Ptr(p), Arg::U32(55)]);
+    ok(unsafe { aclrtIpcMemClose(key.as_ptr()) });
+    ok(unsafe { aclrtDestroyStreamForce(s) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}
+
+#[test]
+fn a_synchronous_copy_right_after_a_launch_sees_what_the_kernel_wrote() {
+    let _d = Dev::new(0);
+    let bin = load();
+    let (spin, store) = (function(bin, "spin"), function(bin, "store"));
+    let out = malloc(4);
+    h2d(out, &[0; 4]);
+    let s = stream();
+    // The kernel runs after 50 ms of another: on a device both would be done by the next call.
+    launch(spin, 1, s, &[Arg::U32(50)]);
+    launch(store, 1, s, &[Arg::Ptr(out), Arg::U32(123)]);
+    let copy = malloc(4);
+    ok(unsafe { aclrtMemcpy(copy, 4, out, 4, ACL_MEMCPY_DEVICE_TO_DEVICE) });
+    assert_eq!(read_u32(copy, 1), [123]);
+    // A memset right after a launch comes after it too.
+    launch(spin, 1, s, &[Arg::U32(50)]);
+    launch(store, 1, s, &[Arg::Ptr(out), Arg::U32(7)]);
+    ok(unsafe { aclrtMemset(out, 4, 0, 4) });
+    assert_eq!(read_u32(out, 1), [0]);
+    ok(sync(s));
+    free(copy);
+    free(out);
     ok(unsafe { aclrtDestroyStream(s) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}
+
+#[test]
+fn a_synchronous_copy_does_not_wait_for_work_behind_a_gate() {
+    let _d = Dev::new(0);
+    let bin = load();
+    let store = function(bin, "store");
+    let out = malloc(4);
+    h2d(out, &[0; 4]);
+    let s = stream();
+    let mut e = null_mut();
+    ok(unsafe { aclrtCreateEvent(&mut e) });
+    // The kernel waits for an event only this thread records, after the copy: a copy that
+    // waited for it would wait for itself. The copy sees the memory as it was.
+    ok(unsafe { aclrtStreamWaitEvent(s, e) });
+    launch(store, 1, s, &[Arg::Ptr(out), Arg::U32(9)]);
+    assert_eq!(read_u32(out, 1), [0]);
+    let other = stream();
+    ok(unsafe { aclrtRecordEvent(e, other) });
+    ok(sync(s));
+    assert_eq!(read_u32(out, 1), [9]);
+    ok(sync(other));
+    ok(unsafe { aclrtDestroyEvent(e) });
+    ok(unsafe { aclrtDestroyStream(other) });
+    ok(unsafe { aclrtDestroyStream(s) });
+    free(out);
     ok(unsafe { aclrtBinaryUnLoad(bin) });
 }

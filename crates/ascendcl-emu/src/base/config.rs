@@ -27,6 +27,11 @@ pub const ENV_LEAK_REPORT: &str = "ASCENDCL_EMU_LEAK_REPORT";
 /// the process first allocates device memory.
 pub const ENV_HOST_ACCESS: &str = "ASCENDCL_EMU_HOST_ACCESS";
 
+/// Environment variable: how long, in milliseconds, a synchronous copy or memset, a free, an
+/// IPC close or an unmap waits for the kernels and copies already queued ahead of it on the
+/// device's streams (default 1000; 0: no wait). Read once.
+pub const ENV_DRAIN_WAIT: &str = "ASCENDCL_EMU_DRAIN_WAIT_MS";
+
 /// Whether the emulator may use huge pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HugePages {

@@ -124,6 +124,7 @@ acl! {
             return fail(INVALID_PARAM, "key is NULL");
         }
         let k = read_key(key)?;
+        crate::device::drain_current();
         ipc::close_memory(k)
     }
 }

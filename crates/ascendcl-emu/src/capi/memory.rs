@@ -69,7 +69,8 @@ acl! {
             return fail(INVALID_PARAM, "devPtr is NULL");
         }
         // A memory call: needs a current context (107002), after the NULL check.
-        crate::device::context::current_ids()?;
+        let (dev, _) = crate::device::context::current_ids()?;
+        crate::device::drain(dev);
         memory::write().free(devPtr as usize, Kind::Device(0))
     }
 }

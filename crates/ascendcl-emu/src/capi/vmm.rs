@@ -154,6 +154,7 @@ acl! {
         if handle.is_null() {
             return fail(INVALID_PARAM, "handle is NULL");
         }
+        crate::device::drain_current();
         vmm::free(handle as usize)
     }
 }
@@ -182,6 +183,7 @@ acl! {
         if virPtr.is_null() {
             return fail(INVALID_PARAM, "virPtr is NULL");
         }
+        crate::device::drain_current();
         vmm::unmap(virPtr as usize)
     }
 }

@@ -236,6 +236,48 @@ pub(crate) fn streams(dev: i32) -> Vec<Arc<Stream>> {
     registry::<Stream>().collect(|s| s.device == dev)
 }
 
+/// How long a drain waits at most ([`crate::config::ENV_DRAIN_WAIT`], read once).
+fn drain_wait() -> Duration {
+    static WAIT: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *WAIT.get_or_init(|| {
+        let v = std::env::var(crate::config::ENV_DRAIN_WAIT);
+        match v.as_deref().map(str::trim).map(str::parse::<u64>) {
+            Err(_) => Duration::from_secs(1),
+            Ok(Ok(ms)) => Duration::from_millis(ms),
+            Ok(Err(_)) => {
+                eprintln!(
+                    "ascendcl-emu: ignoring {}={:?}: not a count of milliseconds",
+                    crate::config::ENV_DRAIN_WAIT,
+                    v.unwrap_or_default()
+                );
+                Duration::from_secs(1)
+            }
+        }
+    })
+}
+
+/// Before a synchronous memory call of the current device (a copy, a memset, a free, an IPC
+/// close, an unmap): waits, bounded by [`crate::config::ENV_DRAIN_WAIT`] for all the streams
+/// together, for the kernels and memory tasks already queued on the streams of `dev` that may
+/// touch its memory ([`Stream::drain`]; never for a wait, nor for what is queued behind one).
+pub(crate) fn drain(dev: i32) {
+    let wait = drain_wait();
+    if wait.is_zero() {
+        return;
+    }
+    let deadline = Instant::now() + wait;
+    for s in streams(dev) {
+        s.drain(dev, deadline);
+    }
+}
+
+/// [`drain`] of the current device, when the thread has a context.
+pub(crate) fn drain_current() {
+    if let Ok((dev, _)) = context::current_ids() {
+        drain(dev);
+    }
+}
+
 /// `aclrtSynchronizeDevice*`: waits for every stream of the current device.
 pub(crate) fn synchronize(timeout: Option<Duration>) -> R {
     let (dev, _) = context::current_ids()?;

@@ -8,7 +8,7 @@ use super::failure::CtxFailure;
 use super::poll::poll;
 use super::record::Recorder;
 use super::trace::{self, Lane};
-use super::work::{Cx, Work};
+use super::work::{Cx, Work, device_bit};
 use crate::base::error::*;
 use crate::base::lock::{Condvar, Mutex, MutexGuard, Rank};
 use std::collections::VecDeque;
@@ -38,9 +38,18 @@ struct Queued {
     tid: u32,
 }
 
+/// What a drain sees of the task a worker runs.
+#[derive(Debug, Clone, Copy)]
+struct Mark {
+    gate: bool,
+    devices: u64,
+}
+
 #[derive(Default)]
 struct Queue {
     tasks: VecDeque<Queued>,
+    /// The task the worker runs, if any.
+    running: Option<Mark>,
     submitted: u64,
     completed: u64,
     worker: bool,
@@ -248,6 +257,10 @@ impl Stream {
             // its context, is discarded; event records and waits still complete.
             let skip = (q.stopped || self.failure.failed.load(Ordering::Acquire))
                 && !work.runs_after_failure();
+            q.running = Some(Mark {
+                gate: work.gate(),
+                devices: work.devices(),
+            });
             drop(q);
             let result = if skip {
                 Ok(())
@@ -296,11 +309,51 @@ impl Stream {
                     q.error = Some(f);
                 }
             }
+            q.running = None;
             q.completed += 1;
             self.completed.store(q.completed, Ordering::Release);
             self.wake(q);
             q = self.q.lock();
         }
+    }
+
+    /// Waits, until `deadline` at most, for the tasks queued so far that may touch memory of
+    /// `device` ([`Work::devices`]) to complete — but not for a gate ([`Work::gate`]) nor for
+    /// anything queued behind one, which may wait for the caller. A synchronous memory call
+    /// drains first, so that it comes after work the program queued before it, as on a device,
+    /// where that work is long done by the time the host makes its next call. Returns at once on
+    /// the stream's own worker, on a stopped stream and on one that records its submissions.
+    pub(crate) fn drain(&self, device: i32, deadline: Instant) {
+        if WORKER_OF.with(|w| w.get()) == self.handle {
+            return;
+        }
+        let bit = device_bit(device);
+        let g = self.q.lock();
+        let target = g.submitted;
+        let pending = |q: &Queue| {
+            if q.completed >= target || q.halted {
+                return false;
+            }
+            let ahead = q.running.iter().copied().chain(
+                q.tasks
+                    .iter()
+                    .take_while(|t| u64::from(t.id) <= target)
+                    .map(|t| Mark {
+                        gate: t.work.gate(),
+                        devices: t.work.devices(),
+                    }),
+            );
+            for m in ahead {
+                if m.gate {
+                    return false;
+                }
+                if m.devices & bit != 0 {
+                    return true;
+                }
+            }
+            false
+        };
+        let _g = self.wait_until(g, Some(deadline), |q| !pending(q));
     }
 
     /// The recorder the stream's submissions go to, if any.

@@ -60,6 +60,23 @@ pub(crate) trait Work: Send + Sync + 'static {
         &[]
     }
 
+    /// Whether the work waits for something that may never come on its own (an event, a notify,
+    /// a value, a host function, a peer of a collective): a drain ([`super::stream::Stream::drain`])
+    /// waits neither for it nor for what is queued behind it.
+    fn gate(&self) -> bool {
+        false
+    }
+
+    /// The devices whose memory the work may touch, one bit per device id ([`device_bit`]); by
+    /// default those of [`Work::memory`]. A kernel, whose pointers are not known, names its
+    /// device.
+    fn devices(&self) -> u64 {
+        self.memory().iter().fold(0, |m, s| match s.loc {
+            Loc::Device(d) => m | device_bit(d),
+            _ => m,
+        })
+    }
+
     /// Runs the work (on the stream's worker thread, or a model's); its `Err` is the task's
     /// error, reported by the next synchronisation of the stream (and, in STOP mode, the
     /// context's failure).
@@ -85,6 +102,11 @@ pub(crate) trait Work: Send + Sync + 'static {
     fn describe(&self) -> Task {
         Task::new(super::trace::short_name(self.kind()), "task")
     }
+}
+
+/// The bit of device `d` in [`Work::devices`] (ids past 63 share the last bit).
+pub(crate) fn device_bit(d: i32) -> u64 {
+    1u64 << d.clamp(0, 63)
 }
 
 /// The memory concept's check: the first side whose allocation is no longer live, if any.

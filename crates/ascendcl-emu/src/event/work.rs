@@ -36,6 +36,11 @@ impl Work for Record {
 pub(crate) struct Wait(pub EventWait);
 
 impl Work for Wait {
+    /// A wait for what may never come: not drained.
+    fn gate(&self) -> bool {
+        true
+    }
+
     fn run(&self, cx: &Cx<'_>) -> R {
         self.0.run(cx.cancel)
     }

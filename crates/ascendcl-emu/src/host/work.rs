@@ -18,6 +18,11 @@ pub(crate) type HostFn = unsafe extern "C" fn(*mut c_void);
 pub(crate) struct HostFunc(pub HostFn, pub usize);
 
 impl Work for HostFunc {
+    /// A wait for what may never come: not drained.
+    fn gate(&self) -> bool {
+        true
+    }
+
     fn run(&self, _: &Cx<'_>) -> R {
         // SAFETY: the caller of aclrtLaunchHostFunc provided a function and argument that are
         // valid to call from a runtime thread.
@@ -42,6 +47,11 @@ pub(crate) struct Callback {
 }
 
 impl Work for Callback {
+    /// A wait for what may never come: not drained.
+    fn gate(&self) -> bool {
+        true
+    }
+
     fn run(&self, cx: &Cx<'_>) -> R {
         let done = self.block.then(|| Arc::new(Done::default()));
         self.queue.push(self.f, self.arg, self.stream, done.clone());

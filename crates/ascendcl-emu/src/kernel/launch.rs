@@ -218,6 +218,11 @@ pub(crate) fn forget_device(device: i32) {
 }
 
 impl Work for Launch {
+    /// Any memory of its device: the pointers among its arguments are not known.
+    fn devices(&self) -> u64 {
+        crate::engine::work::device_bit(self.device)
+    }
+
     /// The memory the launch reads when it starts (device-resident arguments).
     fn memory(&self) -> &[Side] {
         match &self.args {

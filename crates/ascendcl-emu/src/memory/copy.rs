@@ -111,6 +111,7 @@ pub(crate) unsafe fn memcpy(dst: usize, dest_max: usize, src: usize, count: usiz
         return Ok(());
     }
     let (exec, _) = crate::device::context::current_ids()?;
+    crate::device::drain(exec);
     let (d, s) = {
         let t = memory::read();
         (t.check("dst", dst, count)?, t.check("src", src, count)?)
@@ -285,7 +286,8 @@ pub(crate) unsafe fn memset(dst: usize, max: usize, value: i32, count: usize) ->
             format!("count {count} is larger than maxCount {max}"),
         );
     }
-    crate::device::context::current_ids()?;
+    let (exec, _) = crate::device::context::current_ids()?;
+    crate::device::drain(exec);
     let side = memory::read().check("devPtr", dst, count)?;
     // SAFETY: validated above (or pageable memory vouched for by the caller).
     unsafe { access::fill(dst, side, value as u8, count) };
@@ -360,7 +362,10 @@ pub(crate) unsafe fn memset_d32(
         code: RT_PARAM_INVALID,
         msg: format!("{n} words (4 bytes each) exceed memSize {max}"),
     })?;
-    crate::device::context::current_ids()?;
+    let (exec, _) = crate::device::context::current_ids()?;
+    if stream.is_none() {
+        crate::device::drain(exec);
+    }
     let side = memory::read().check("ptr", dst, len)?;
     if stream.is_some() {
         let s = late_stream(early)?;
@@ -440,6 +445,9 @@ fn check_2d(c: &Copy2d, sync: bool, stream: Option<usize>) -> R<Option<Checked2d
         None => None,
     };
     let (current, _) = crate::device::context::current_ids()?;
+    if sync {
+        crate::device::drain(current);
+    }
     let exec = early.as_ref().map_or(current, |s| s.device);
     let overflow = || Fail {
         code: RT_PARAM_INVALID,
@@ -627,8 +635,9 @@ pub(crate) unsafe fn memcpy_batch(
     if sizes.iter().all(|&s| s == 0) {
         return Ok(());
     }
-    if let Err(f) = crate::device::context::current_ids() {
-        return Err((None, f));
+    match crate::device::context::current_ids() {
+        Ok((exec, _)) => crate::device::drain(exec),
+        Err(f) => return Err((None, f)),
     }
     const HOST: u32 = 0;
     const DEVICE: u32 = 1;

@@ -30,6 +30,11 @@ impl Work for NotifyRecord {
 pub(crate) struct NotifyWait(pub Arc<Notify>, pub Option<Duration>);
 
 impl Work for NotifyWait {
+    /// A wait for what may never come: not drained.
+    fn gate(&self) -> bool {
+        true
+    }
+
     fn run(&self, cx: &Cx<'_>) -> R {
         let NotifyWait(n, timeout) = self;
         if n.wait(*timeout, cx.cancel) == wait::Outcome::TimedOut {
@@ -84,6 +89,11 @@ pub(crate) struct ValueWait {
 }
 
 impl Work for ValueWait {
+    /// A wait for what may never come: not drained.
+    fn gate(&self) -> bool {
+        true
+    }
+
     fn memory(&self) -> &[Side] {
         std::slice::from_ref(&self.side)
     }
