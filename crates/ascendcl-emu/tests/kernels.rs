@@ -1344,3 +1344,48 @@ fn a_synchronous_copy_does_not_wait_for_work_behind_a_gate() {
     free(out);
     ok(unsafe { aclrtBinaryUnLoad(bin) });
 }
+
+const NO_ARENA_CHILD: &str = "ASCENDCL_EMU_KERNEL_TEST_NO_ARENA";
+
+/// Without the device arena (address space limited below its smallest size), each allocation
+/// is a memory file of its own; a kernel touching one after its free fails its launch (the
+/// child lives on to say so).
+#[test]
+fn a_kernel_touching_a_freed_allocation_of_its_own_file_fails_its_task() {
+    let exe = std::env::current_exe().unwrap();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 3500000 && exec \"$0\" --exact freed_file_child --nocapture --test-threads=1")
+        .arg(&exe)
+        .env(NO_ARENA_CHILD, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("child: freed file: 507035"), "{stdout}");
+}
+
+/// The child's part of the test above.
+#[test]
+fn freed_file_child() {
+    if std::env::var_os(NO_ARENA_CHILD).is_none() {
+        return;
+    }
+    let _d = Dev::new(0);
+    let bin = load();
+    let f = function(bin, "store");
+    let s = stream();
+    let p = malloc(4096);
+    launch(f, 1, s, &[Arg::Ptr(p), Arg::U32(1)]);
+    ok(sync(s));
+    free(p);
+    launch(f, 1, s, &[Arg::Ptr(p), Arg::U32(5)]);
+    println!("child: freed file: {}", sync(s));
+    ok(unsafe { aclrtDestroyStream(s) });
+    ok(unsafe { aclrtBinaryUnLoad(bin) });
+}

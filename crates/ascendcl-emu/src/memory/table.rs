@@ -480,7 +480,10 @@ impl Table {
                 // program range stays reserved as a freed range and its alias is unmapped.
                 if unsafe { space::map::unreserve(pair) }.is_ok() {
                     super::pages::unmap(pair.alias, pair.len);
-                    self.freed.bury(pair.at, pair.len, a.size, Release::Unmap);
+                    // Device address space while it stays reserved: a kernel still touching
+                    // it fails its launch instead of crashing the process.
+                    space::regions::add_space(pair.at, pair.len, "device memory");
+                    self.freed.bury(pair.at, pair.len, a.size, Release::Space);
                 } else {
                     // SAFETY: as above.
                     unsafe { space::map::release(pair) };
