@@ -315,6 +315,7 @@ implemented! {
     aclmdlRICaptureTaskUpdateEnd,
     aclrtActiveStream,
     aclrtSwitchStream,
+    aclmdlRIDebugJsonPrint,
     aclrtCreateLabel,
     aclrtCreateLabelList,
     aclrtDestroyLabel,

@@ -546,3 +546,26 @@ acl! {
         )
     }
 }
+
+acl! {
+    /// `aclmdlRIDebugJsonPrint`: writes the model's tasks, per stream, to the file `path` as a
+    /// JSON array of trace events (see the emulator guide for the fields). NULL `modelRI` or
+    /// `path` is 100000; a handle that is not a live model 107017; a file that cannot be created
+    /// or written 107000. `flags` (`ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY` or `..._VERBOSE`) is
+    /// not checked, as in the runtime; both write the same entries here.
+    fn aclmdlRIDebugJsonPrint(modelRI: aclmdlRI, path: *const c_char, flags: u32) {
+        if modelRI.is_null() {
+            return fail(INVALID_PARAM, "modelRI is NULL");
+        }
+        if path.is_null() {
+            return fail(INVALID_PARAM, "path is NULL");
+        }
+        let _ = flags;
+        models()?;
+        let m = model::get(handle(modelRI))?;
+        // SAFETY: non-NULL and NUL-terminated (C contract).
+        let bytes = unsafe { CStr::from_ptr(path) }.to_bytes();
+        let p = std::path::Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(bytes));
+        crate::model::debug_json::write(&m, p)
+    }
+}

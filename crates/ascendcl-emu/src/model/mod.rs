@@ -5,6 +5,7 @@
 //! Task groups of a capture (`aclmdlRICaptureTaskGrp*`) are slots whose tasks an update
 //! (`aclmdlRICaptureTaskUpdate*`) overwrites.
 
+pub(crate) mod debug_json;
 pub(crate) mod exec;
 pub(crate) mod label;
 mod recording;
@@ -106,6 +107,8 @@ pub(crate) enum Kind {
 pub(crate) struct PlanStream {
     /// The stream the steps were recorded on.
     pub handle: usize,
+    /// That stream's `aclrtStreamGetId` id.
+    pub id: i32,
     /// Whether it runs from the start of an execution (else only when activated).
     pub head: bool,
     pub steps: Vec<Step>,
@@ -189,6 +192,18 @@ struct Bound {
     stream: Arc<Stream>,
     head: bool,
     steps: Vec<Step>,
+}
+
+impl Bound {
+    /// The stream's steps recorded so far.
+    fn snapshot(&self) -> PlanStream {
+        PlanStream {
+            handle: self.handle,
+            id: self.stream.id,
+            head: self.head,
+            steps: self.steps.clone(),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -290,6 +305,16 @@ impl Model {
         self.st.lock().plan.clone()
     }
 
+    /// The model's streams and their steps: the frozen ones once the capture or build ended,
+    /// those recorded so far before (a task group still open is not among them yet).
+    pub(crate) fn streams_now(&self) -> Vec<PlanStream> {
+        let st = self.st.lock();
+        match &st.plan {
+            Some(p) => p.streams.clone(),
+            None => st.streams.iter().map(Bound::snapshot).collect(),
+        }
+    }
+
     /// Ends the capture: the steps become the plan (107033 with a task group still open).
     pub(crate) fn end_capture(&self) -> R {
         let mut st = self.st.lock();
@@ -299,6 +324,7 @@ impl Model {
             .into_iter()
             .map(|b| PlanStream {
                 handle: b.handle,
+                id: b.stream.id,
                 head: true,
                 steps: b.steps,
             })
@@ -403,15 +429,7 @@ impl Model {
                 format!("the build of model {:#x} has already ended", self.handle),
             );
         }
-        let streams: Vec<PlanStream> = st
-            .streams
-            .iter()
-            .map(|b| PlanStream {
-                handle: b.handle,
-                head: b.head,
-                steps: b.steps.clone(),
-            })
-            .collect();
+        let streams: Vec<PlanStream> = st.streams.iter().map(Bound::snapshot).collect();
         let mut labels = HashMap::new();
         for (i, s) in streams.iter().enumerate() {
             for (p, step) in s.steps.iter().enumerate() {

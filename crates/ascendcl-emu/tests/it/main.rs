@@ -10,6 +10,7 @@ mod builtin_tasks;
 mod cann_info;
 mod capture;
 mod copy_descriptors;
+mod debug_json;
 mod event_waits;
 mod extension;
 mod helpers;
