@@ -300,6 +300,19 @@ fn goals(results: &Results, record: &Record) -> Vec<Goal> {
     out
 }
 
+/// The section showing the overlap sample's timeline: the picture is `cargo xtask trace
+/// copy_compute_overlap`'s SVG, copied to docs/ when it is regenerated.
+const OVERLAP_TIMELINE: &str = "## Timeline of the overlap sample\n\n\
+     `samples/copy_compute_overlap` traced on the emulator (`cargo xtask trace copy_compute_overlap`, \
+     then `target/trace/copy_compute_overlap.svg` copied to `docs/overlap-timeline.svg`): one lane \
+     per stream of device 0, tasks as bars coloured by kind (copies, kernels, event records and \
+     waits, among them the waits the scope's claim tracking queued). The serial runs use the first \
+     stream; in the overlapped runs the first stream loads chunks, the second computes them and \
+     the third stores them, so copies and kernels of different chunks run at once on separate \
+     lanes. On the host a kernel costs several times its chunk's copy, which bounds what the \
+     overlap can hide.\n\n\
+     ![Timeline of copy_compute_overlap](overlap-timeline.svg)\n\n";
+
 /// docs/benchmarks.md.
 fn markdown(
     results: &Results,
@@ -550,6 +563,8 @@ fn markdown(
     }
     gbps_table(&mut o, results, &cols);
 
+    o.push_str(OVERLAP_TIMELINE);
+
     // Skips
     let _ = writeln!(o, "## Skipped\n");
     if record.skips.is_empty() {
@@ -667,6 +682,7 @@ mod tests {
             "## Throughput by allocation policy",
             "## Pinned vs pageable",
             "## Sync vs async",
+            "## Timeline of the overlap sample",
             "## Skipped",
             "## Benchmark IDs",
         ] {
