@@ -602,36 +602,7 @@ pub(crate) unsafe fn memcpy_batch(
         );
     }
     // The runtime's checks (107000) after the ACL layer's (100000).
-    if attrs.is_empty() || attrs.len() > n {
-        return bad(
-            None,
-            RT_PARAM_INVALID,
-            format!("numAttrs {} is not in 1..={n}", attrs.len()),
-        );
-    }
-    if attr_idx.first() != Some(&0) {
-        return bad(
-            None,
-            RT_PARAM_INVALID,
-            "attrsIndexes[0] must be 0".to_string(),
-        );
-    }
-    if let Some(j) = attr_idx.windows(2).position(|w| w[1] <= w[0]) {
-        return bad(
-            None,
-            RT_PARAM_INVALID,
-            format!("attrsIndexes must increase strictly (index {})", j + 1),
-        );
-    }
-    if let Some(&last) = attr_idx.last()
-        && last >= n
-    {
-        return bad(
-            None,
-            RT_PARAM_INVALID,
-            format!("attrsIndexes holds {last}, beyond numBatches {n}"),
-        );
-    }
+    check_attr_indexes(attrs.len(), attr_idx, n)?;
     if sizes.iter().all(|&s| s == 0) {
         return Ok(());
     }
@@ -736,36 +707,7 @@ pub(crate) unsafe fn memcpy_batch_async(
 ) -> Result<(), (Option<usize>, Fail)> {
     let n = sizes.len();
     let bad = |i: Option<usize>, code, msg: String| Err((i, Fail { code, msg }));
-    if attrs.is_empty() || attrs.len() > n {
-        return bad(
-            None,
-            RT_PARAM_INVALID,
-            format!("numAttrs {} is not in 1..={n}", attrs.len()),
-        );
-    }
-    if attr_idx.first() != Some(&0) {
-        return bad(
-            None,
-            RT_PARAM_INVALID,
-            "attrsIndexes[0] must be 0".to_string(),
-        );
-    }
-    if let Some(j) = attr_idx.windows(2).position(|w| w[1] <= w[0]) {
-        return bad(
-            None,
-            RT_PARAM_INVALID,
-            format!("attrsIndexes must increase strictly (index {})", j + 1),
-        );
-    }
-    if let Some(&last) = attr_idx.last()
-        && last >= n
-    {
-        return bad(
-            None,
-            RT_PARAM_INVALID,
-            format!("attrsIndexes holds {last}, beyond numBatches {n}"),
-        );
-    }
+    check_attr_indexes(attrs.len(), attr_idx, n)?;
     const HOST: u32 = 0;
     const DEVICE: u32 = 1;
     let mut plan = Vec::with_capacity(n);
@@ -848,6 +790,42 @@ pub(crate) unsafe fn memcpy_batch_async(
                 })
                 .map_err(|f| (Some(i), f))?;
         }
+    }
+    Ok(())
+}
+
+/// The runtime's checks (107000) of a batch copy's attribute list against its `n` copies: 1 to
+/// `n` attributes, indexes starting at 0, strictly increasing and below `n`.
+fn check_attr_indexes(
+    attrs: usize,
+    attr_idx: &[usize],
+    n: usize,
+) -> Result<(), (Option<usize>, Fail)> {
+    let bad = |msg: String| {
+        Err((
+            None,
+            Fail {
+                code: RT_PARAM_INVALID,
+                msg,
+            },
+        ))
+    };
+    if attrs == 0 || attrs > n {
+        return bad(format!("numAttrs {attrs} is not in 1..={n}"));
+    }
+    if attr_idx.first() != Some(&0) {
+        return bad("attrsIndexes[0] must be 0".to_string());
+    }
+    if let Some(j) = attr_idx.windows(2).position(|w| w[1] <= w[0]) {
+        return bad(format!(
+            "attrsIndexes must increase strictly (index {})",
+            j + 1
+        ));
+    }
+    if let Some(&last) = attr_idx.last()
+        && last >= n
+    {
+        return bad(format!("attrsIndexes holds {last}, beyond numBatches {n}"));
     }
     Ok(())
 }
